@@ -1,0 +1,46 @@
+// Typed, validated 3D-parallel plan (DESIGN.md "Plan").
+#ifndef TRIDENT_CONFIG_PLAN_H_
+#define TRIDENT_CONFIG_PLAN_H_
+
+#include <array>
+#include <string>
+
+#include "config/cluster.h"
+
+namespace trident {
+
+enum class ScheduleKind { kGpipe, k1F1B, kInterleaved1F1B };
+enum class Recompute { kNone, kSelective, kFull };
+enum class ParallelDim { kTensor, kData, kPipeline };
+
+const char* schedule_name(ScheduleKind s);
+bool parse_schedule(const std::string& name, ScheduleKind* out);
+const char* recompute_name(Recompute r);
+bool parse_recompute(const std::string& name, Recompute* out);
+const char* parallel_dim_name(ParallelDim d);
+bool parse_parallel_dim(const std::string& name, ParallelDim* out);
+
+struct PlanSpec {
+  int tensor = 1;
+  int pipeline = 1;
+  int data = 1;                 // resolved: default gpus / (tensor * pipeline)
+  int micro_batch_size = 1;
+  int global_batch_size = 0;    // resolved: = num_microbatches * micro_batch_size * data
+  int num_microbatches = 0;     // per pipeline; resolved from global_batch_size if not given
+  ScheduleKind schedule = ScheduleKind::k1F1B;
+  int virtual_stages = 1;
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::kNone;
+  bool distributed_optimizer = false;
+  bool overlap_grad_reduce = false;
+  // Rank order, fastest-varying first. [tensor, data, pipeline] keeps a TP group inside a node.
+  std::array<ParallelDim, 3> placement{ParallelDim::kTensor, ParallelDim::kData,
+                                       ParallelDim::kPipeline};
+  Precision precision = Precision::kBf16;
+
+  int gpus() const { return tensor * pipeline * data; }
+};
+
+}  // namespace trident
+
+#endif  // TRIDENT_CONFIG_PLAN_H_
