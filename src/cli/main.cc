@@ -1,0 +1,55 @@
+// trident command line: subcommands, option parsing, the one place errors are caught.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/errors.h"
+
+namespace {
+
+const char* kUsage =
+    "trident: simulate one training step of a transformer on a GPU cluster.\n"
+    "\n"
+    "usage: trident <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  simulate SCENARIO   simulate one 3D-parallel training step and print the report\n"
+    "\n"
+    "Run `trident <command> --help` for the options of a command.\n"
+    "Exit codes: 0 success, 1 simulation failure, 2 bad input.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  const std::string command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "simulate") return trident::run_simulate_command(args);
+    std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
+    return 2;
+  } catch (const trident::ConfigError& e) {
+    std::cerr << "trident: " << e.what() << "\n";
+    return 2;
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "trident " << command << ": " << e.what() << " (see trident " << command
+              << " --help)\n";
+    return 2;
+  } catch (const trident::SimulationError& e) {
+    std::cerr << "trident: simulation failed: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "trident: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,71 @@
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "config/scenario.h"
+#include "core/errors.h"
+#include "engine/simulator.h"
+#include "report/metrics.h"
+#include "report/writers.h"
+#include "schedule/program.h"
+#include "workload/stage_work.h"
+
+namespace po = boost::program_options;
+
+namespace trident {
+
+int run_simulate_command(const std::vector<std::string>& args) {
+  po::options_description opts(
+      "usage: trident simulate SCENARIO [options]\n\n"
+      "Simulates one training step (one global batch) of the scenario's model on its cluster\n"
+      "with its tensor x pipeline x data plan, and prints step time, bubble, utilization, MFU,\n"
+      "exposed communication and memory per GPU.\n\noptions");
+  std::string format = "table", fidelity = "fast";
+  std::vector<std::string> sets;
+  opts.add_options()("help,h", "show this help")(
+      "set", po::value(&sets)->composing(),
+      "override a field after files are loaded: --set plan.tensor_parallel=4, "
+      "--set \"cluster.nvlink.bandwidth=900 GB/s\" (repeatable)")(
+      "format", po::value(&format), "report format: table (default), json or csv")(
+      "fidelity", po::value(&fidelity),
+      "fast (default): one actor per tensor-parallel group, closed-form collectives where "
+      "exact; full: every GPU and every ring step simulated (validation, slower)");
+  po::options_description hidden;
+  std::string scenario_path;
+  hidden.add_options()("scenario", po::value(&scenario_path));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (scenario_path.empty()) {
+    throw po::error("missing SCENARIO file");
+  }
+  ReportFormat report_format;
+  if (!parse_report_format(format, &report_format)) {
+    throw po::error("--format must be table, json or csv, not '" + format + "'");
+  }
+  Fidelity fid;
+  if (!parse_fidelity(fidelity, &fid)) {
+    throw po::error("--fidelity must be fast or full, not '" + fidelity + "'");
+  }
+
+  const Scenario scenario = load_scenario(scenario_path, sets);
+  const Workload workload = build_workload(scenario);
+  const std::vector<StageProgram> programs = build_programs(scenario.plan);
+  SimOptions sim;
+  sim.fidelity = fid;
+  sim.record_intervals = false;
+  const Timeline timeline = simulate_step(scenario, workload, programs, sim);
+  const Report report = make_report(scenario, workload, timeline, fidelity_name(fid));
+  std::cout << format_report(report, report_format);
+  return 0;
+}
+
+}  // namespace trident

@@ -1,0 +1,47 @@
+// Lowering of collectives onto point-to-point flows between GPUs (pure, no SimGrid).
+//
+// A ring all-reduce of S bytes over n GPUs is 2(n-1) steps; in each step every GPU sends S/n
+// bytes to its ring successor. When a group spans NVLink islands with several members in each,
+// the all-reduce is hierarchical: reduce-scatter inside each island, one ring all-reduce per
+// local index across islands (on S/c bytes, c members per island), all-gather inside each island.
+//
+// Phases run one after another; the flows of a phase run concurrently. A phase may stand for
+// `steps` identical consecutive ring steps collapsed into one flow per edge carrying `steps`
+// times the bytes (then the executor adds (steps-1) route latencies): with no competing traffic
+// that is exact; under contention it spreads one step's bytes over the whole phase.
+#ifndef TRIDENT_ENGINE_COLLECTIVE_LOWERING_H_
+#define TRIDENT_ENGINE_COLLECTIVE_LOWERING_H_
+
+#include <functional>
+#include <vector>
+
+namespace trident {
+
+struct Flow {
+  int src = 0;
+  int dst = 0;
+  double bytes = 0;
+};
+
+struct Phase {
+  std::vector<Flow> flows;
+  int steps = 1;
+};
+
+enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather };
+
+struct LoweringOptions {
+  bool collapse_steps = true;  // false: one phase per ring step (validation mode)
+};
+
+// Returns the phases of `op` over every group in `groups` at once (the groups run side by side,
+// e.g. the t data-parallel rings of one pipeline stage). `bytes` is the payload per GPU (the full
+// buffer for all-reduce; the full, unscattered buffer for reduce-scatter and all-gather).
+// `island_of` maps a GPU to its NVLink island. Requires all groups the same size, >= 1.
+std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vector<int>>& groups,
+                                    double bytes, const std::function<int(int)>& island_of,
+                                    const LoweringOptions& options);
+
+}  // namespace trident
+
+#endif  // TRIDENT_ENGINE_COLLECTIVE_LOWERING_H_

@@ -1,0 +1,61 @@
+#include "engine/probes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include "engine/phase_runner.h"
+#include "platform/platform.h"
+
+namespace sg4 = simgrid::s4u;
+
+namespace trident {
+namespace {
+
+int max_gpu(const std::vector<std::vector<int>>& groups) {
+  int m = 0;
+  for (const auto& g : groups) {
+    for (int gpu : g) m = std::max(m, gpu);
+  }
+  return m;
+}
+
+// Runs `body` as the only actor on a fresh engine and platform; returns the final clock.
+template <class Body>
+double run_probe(const ClusterSpec& cluster, int gpus, Body body) {
+  int argc = 2;
+  char arg0[] = "trident-probe";
+  char arg1[] = "--log=root.thres:critical";
+  char* argv[] = {arg0, arg1, nullptr};
+  sg4::Engine engine(&argc, argv);
+  configure_network_model();
+  Platform platform(cluster, 1e12, gpus);
+  sg4::Actor::create("probe", platform.host(0), [&]() { body(platform); });
+  engine.run();
+  return sg4::Engine::get_clock();
+}
+
+}  // namespace
+
+double probe_transfer_time(const ClusterSpec& cluster, int src, int dst, double bytes) {
+  return run_probe(cluster, std::max(src, dst) + 1, [&](const Platform& platform) {
+    std::vector<Phase> phases(1);
+    phases[0].flows.push_back({src, dst, bytes});
+    run_phases(platform, phases, nullptr);
+  });
+}
+
+double probe_collective_time(const ClusterSpec& cluster, CollectiveOp op,
+                             const std::vector<std::vector<int>>& groups, double bytes,
+                             bool collapse_steps) {
+  return run_probe(cluster, max_gpu(groups) + 1, [&](const Platform& platform) {
+    LoweringOptions opt;
+    opt.collapse_steps = collapse_steps;
+    const auto island_of = [&platform](int gpu) { return platform.island_of(gpu); };
+    run_phases(platform, lower_collective(op, groups, bytes, island_of, opt), nullptr);
+  });
+}
+
+}  // namespace trident

@@ -1,0 +1,58 @@
+// SimGrid platform for a cluster: one host per GPU (speed = peak FLOP/s of the plan's
+// precision), NVLink islands and an inter-island fabric.
+//
+//   root (star) ── pods (star, fat-tree only: one up and one down link per pod, capacity of its
+//   │               nodes' NICs divided by `oversubscription`)
+//   └── islands (full zone): GPU k ──nvl_k_up──▶ NVSwitch ──nvl_j_down──▶ GPU j
+//                           GPU k ──nic_{node,k mod nics}_up──▶ gateway ──▶ fabric
+//
+// Latencies split half on each side, so GPU-to-GPU latency is nvlink.latency inside an island
+// and network.latency across islands.
+#ifndef TRIDENT_PLATFORM_PLATFORM_H_
+#define TRIDENT_PLATFORM_PLATFORM_H_
+
+#include <vector>
+
+#include "config/cluster.h"
+
+namespace simgrid::s4u {
+class Host;
+}
+
+namespace trident {
+
+// Sets SimGrid's network model to plain latency + size / bandwidth with max-min sharing
+// (CM02, no cross traffic, no TCP window). Requires that no zone exists yet.
+void configure_network_model();
+
+class Platform {
+ public:
+  // Builds the islands holding GPUs [0, gpus_used) of `cluster`. Requires
+  // configure_network_model() first and 0 < gpus_used <= cluster.total_gpus().
+  Platform(const ClusterSpec& cluster, double host_speed, int gpus_used);
+
+  simgrid::s4u::Host* host(int gpu) const { return hosts_[gpu]; }
+  int island_of(int gpu) const { return gpu / island_size_; }
+  bool same_island(int a, int b) const { return island_of(a) == island_of(b); }
+  // Returns the protocol efficiency of a transfer between two GPUs (NVLink or network).
+  double efficiency(int a, int b) const {
+    return same_island(a, b) ? nvlink_efficiency_ : network_efficiency_;
+  }
+  // Returns the GPU-to-GPU route latency between two GPUs.
+  double latency(int a, int b) const {
+    return same_island(a, b) ? nvlink_latency_ : network_latency_;
+  }
+  int gpus() const { return static_cast<int>(hosts_.size()); }
+
+ private:
+  std::vector<simgrid::s4u::Host*> hosts_;
+  int island_size_;
+  double nvlink_efficiency_;
+  double network_efficiency_;
+  double nvlink_latency_;
+  double network_latency_;
+};
+
+}  // namespace trident
+
+#endif  // TRIDENT_PLATFORM_PLATFORM_H_

@@ -1,0 +1,95 @@
+#include "report/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "schedule/program.h"
+
+namespace trident {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace
+
+Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
+                   const std::string& fidelity) {
+  const PlanSpec& plan = sc.plan;
+  Report r;
+  r.scenario = sc.path;
+  r.cluster = sc.cluster.name;
+  r.model = sc.model.name;
+  r.schedule = schedule_name(plan.schedule);
+  r.fidelity = fidelity;
+  r.tensor = plan.tensor;
+  r.pipeline = plan.pipeline;
+  r.data = plan.data;
+  r.gpus = plan.gpus();
+  r.micro_batch_size = plan.micro_batch_size;
+  r.global_batch_size = plan.global_batch_size;
+  r.num_microbatches = plan.num_microbatches;
+  r.step_time_s = tl.step_time_s;
+  r.ideal_bubble_fraction = ideal_bubble_fraction(plan);
+  r.model_flops_per_step = w.model_flops_per_step;
+  r.hardware_flops_per_step = w.hardware_flops_per_step;
+  r.parameters = w.total_params;
+  r.sim_activities = tl.activities;
+
+  const double step = tl.step_time_s;
+  std::vector<double> stage_gpus(plan.pipeline, 0.0);
+  r.stages.resize(plan.pipeline);
+  double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0;
+  for (const ActorTimeline& a : tl.actors) {
+    const double g = a.gpus;
+    const double idle = step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s;
+    gpus += g;
+    compute += g * a.compute_s;
+    bubble += g * idle;
+    tp += g * a.tp_exposed_s;
+    pp += g * a.pp_exposed_s;
+    dp += g * a.dp_exposed_s;
+    StageReport& s = r.stages[a.stage];
+    stage_gpus[a.stage] += g;
+    s.compute_s += g * a.compute_s;
+    s.tp_comm_exposed_s += g * a.tp_exposed_s;
+    s.pp_comm_exposed_s += g * a.pp_exposed_s;
+    s.dp_comm_exposed_s += g * a.dp_exposed_s;
+    s.bubble_s += g * idle;
+  }
+  if (gpus > 0 && step > 0) {
+    r.compute_utilization = compute / gpus / step;
+    r.bubble_fraction = bubble / gpus / step;
+    r.tp_comm_exposed_s = tp / gpus;
+    r.pp_comm_exposed_s = pp / gpus;
+    r.dp_comm_exposed_s = dp / gpus;
+    const double peak = sc.cluster.peak(plan.precision);
+    r.mfu = w.model_flops_per_step / (step * r.gpus * peak);
+    r.hfu = w.hardware_flops_per_step / (step * r.gpus * peak);
+    r.model_tflops_per_gpu = w.model_flops_per_step / step / r.gpus / 1e12;
+    r.tokens_per_s = double(plan.global_batch_size) * sc.model.seq_length / step;
+  }
+  for (int i = 0; i < plan.pipeline; ++i) {
+    StageReport& s = r.stages[i];
+    const StageWork& work = w.stages[i];
+    const double g = stage_gpus[i] > 0 ? stage_gpus[i] : 1;
+    s.stage = i;
+    s.first_layer = work.first_layer;
+    s.num_layers = work.num_layers;
+    s.compute_s /= g;
+    s.tp_comm_exposed_s /= g;
+    s.pp_comm_exposed_s /= g;
+    s.dp_comm_exposed_s /= g;
+    s.bubble_s /= g;
+    s.weights_gib = work.memory.weights / kGiB;
+    s.gradients_gib = work.memory.gradients / kGiB;
+    s.optimizer_gib = work.memory.optimizer / kGiB;
+    s.activations_gib = work.memory.activations() / kGiB;
+    s.memory_gib = work.memory.total() / kGiB;
+    s.microbatches_in_flight = work.memory.microbatches_in_flight;
+    r.peak_memory_gib = std::max(r.peak_memory_gib, s.memory_gib);
+  }
+  r.fits_in_memory = r.peak_memory_gib * kGiB <= sc.cluster.gpu.memory_bytes;
+  return r;
+}
+
+}  // namespace trident

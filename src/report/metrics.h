@@ -1,0 +1,67 @@
+// Step metrics (DESIGN.md "Report") computed from a simulated Timeline. Pure; no SimGrid.
+#ifndef TRIDENT_REPORT_METRICS_H_
+#define TRIDENT_REPORT_METRICS_H_
+
+#include <string>
+#include <vector>
+
+#include "config/scenario.h"
+#include "engine/timeline.h"
+#include "workload/stage_work.h"
+
+namespace trident {
+
+// Per pipeline stage, means over the stage's GPUs (seconds) and its memory (GiB).
+struct StageReport {
+  int stage = 0;
+  int first_layer = 0;
+  int num_layers = 0;
+  double compute_s = 0;
+  double tp_comm_exposed_s = 0;
+  double pp_comm_exposed_s = 0;
+  double dp_comm_exposed_s = 0;
+  double bubble_s = 0;
+  double memory_gib = 0;
+  double weights_gib = 0, gradients_gib = 0, optimizer_gib = 0, activations_gib = 0;
+  int microbatches_in_flight = 0;
+};
+
+struct Report {
+  std::string scenario;
+  std::string cluster;
+  std::string model;
+  std::string schedule;
+  std::string fidelity;
+  int tensor = 1, pipeline = 1, data = 1;
+  int gpus = 0;
+  int micro_batch_size = 0;
+  int global_batch_size = 0;
+  int num_microbatches = 0;
+
+  double step_time_s = 0;
+  double bubble_fraction = 0;        // mean over GPUs of (step - compute - exposed comm) / step
+  double ideal_bubble_fraction = 0;  // (p-1)/(m+p-1)
+  double compute_utilization = 0;
+  double mfu = 0;
+  double hfu = 0;
+  double model_tflops_per_gpu = 0;
+  double tokens_per_s = 0;
+  double tp_comm_exposed_s = 0;
+  double pp_comm_exposed_s = 0;
+  double dp_comm_exposed_s = 0;
+  double peak_memory_gib = 0;
+  bool fits_in_memory = true;
+  double model_flops_per_step = 0;
+  double hardware_flops_per_step = 0;
+  double parameters = 0;
+  unsigned long long sim_activities = 0;
+  std::vector<StageReport> stages;
+};
+
+// Builds the report of one simulated step. Requires a timeline produced for this scenario.
+Report make_report(const Scenario& scenario, const Workload& workload, const Timeline& timeline,
+                   const std::string& fidelity);
+
+}  // namespace trident
+
+#endif  // TRIDENT_REPORT_METRICS_H_

@@ -1,0 +1,163 @@
+#include "report/writers.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace trident {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The scalar keys, in one order shared by JSON and CSV.
+struct Scalar {
+  const char* key;
+  std::function<Json(const Report&)> get;
+};
+
+const std::vector<Scalar>& scalars() {
+  static const std::vector<Scalar> keys = {
+      {"step_time_s", [](const Report& r) { return Json(r.step_time_s); }},
+      {"bubble_fraction", [](const Report& r) { return Json(r.bubble_fraction); }},
+      {"ideal_bubble_fraction", [](const Report& r) { return Json(r.ideal_bubble_fraction); }},
+      {"compute_utilization", [](const Report& r) { return Json(r.compute_utilization); }},
+      {"mfu", [](const Report& r) { return Json(r.mfu); }},
+      {"hfu", [](const Report& r) { return Json(r.hfu); }},
+      {"model_tflops_per_gpu", [](const Report& r) { return Json(r.model_tflops_per_gpu); }},
+      {"tokens_per_s", [](const Report& r) { return Json(r.tokens_per_s); }},
+      {"tp_comm_exposed_s", [](const Report& r) { return Json(r.tp_comm_exposed_s); }},
+      {"pp_comm_exposed_s", [](const Report& r) { return Json(r.pp_comm_exposed_s); }},
+      {"dp_comm_exposed_s", [](const Report& r) { return Json(r.dp_comm_exposed_s); }},
+      {"peak_memory_gib", [](const Report& r) { return Json(r.peak_memory_gib); }},
+      {"fits_in_memory", [](const Report& r) { return Json(r.fits_in_memory); }},
+      {"gpus", [](const Report& r) { return Json(r.gpus); }},
+      {"tensor_parallel", [](const Report& r) { return Json(r.tensor); }},
+      {"pipeline_parallel", [](const Report& r) { return Json(r.pipeline); }},
+      {"data_parallel", [](const Report& r) { return Json(r.data); }},
+      {"micro_batch_size", [](const Report& r) { return Json(r.micro_batch_size); }},
+      {"global_batch_size", [](const Report& r) { return Json(r.global_batch_size); }},
+      {"num_microbatches", [](const Report& r) { return Json(r.num_microbatches); }},
+      {"model_flops_per_step", [](const Report& r) { return Json(r.model_flops_per_step); }},
+      {"hardware_flops_per_step", [](const Report& r) { return Json(r.hardware_flops_per_step); }},
+      {"parameters", [](const Report& r) { return Json(r.parameters); }},
+      {"sim_activities", [](const Report& r) { return Json(r.sim_activities); }},
+  };
+  return keys;
+}
+
+std::string csv_value(const Json& v) {
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_float()) return fmt::format("{:.10g}", v.get<double>());
+  return v.dump();
+}
+
+}  // namespace
+
+bool parse_report_format(const std::string& name, ReportFormat* out) {
+  if (name == "table") {
+    *out = ReportFormat::kTable;
+  } else if (name == "json") {
+    *out = ReportFormat::kJson;
+  } else if (name == "csv") {
+    *out = ReportFormat::kCsv;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string format_report(const Report& r, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::kJson:
+      return format_json(r);
+    case ReportFormat::kCsv:
+      return csv_header() + csv_row(r);
+    case ReportFormat::kTable:
+      break;
+  }
+  return format_table(r);
+}
+
+std::string format_json(const Report& r) {
+  Json j;
+  j["scenario"] = r.scenario;
+  j["cluster"] = r.cluster;
+  j["model"] = r.model;
+  j["schedule"] = r.schedule;
+  j["fidelity"] = r.fidelity;
+  for (const Scalar& s : scalars()) j[s.key] = s.get(r);
+  Json stages = Json::array();
+  for (const StageReport& s : r.stages) {
+    stages.push_back({{"stage", s.stage},
+                      {"first_layer", s.first_layer},
+                      {"num_layers", s.num_layers},
+                      {"compute_s", s.compute_s},
+                      {"tp_comm_exposed_s", s.tp_comm_exposed_s},
+                      {"pp_comm_exposed_s", s.pp_comm_exposed_s},
+                      {"dp_comm_exposed_s", s.dp_comm_exposed_s},
+                      {"bubble_s", s.bubble_s},
+                      {"memory_gib", s.memory_gib},
+                      {"weights_gib", s.weights_gib},
+                      {"gradients_gib", s.gradients_gib},
+                      {"optimizer_gib", s.optimizer_gib},
+                      {"activations_gib", s.activations_gib},
+                      {"microbatches_in_flight", s.microbatches_in_flight}});
+  }
+  j["stages"] = std::move(stages);
+  return j.dump(2) + "\n";
+}
+
+std::string csv_header() {
+  std::string out;
+  for (const Scalar& s : scalars()) out += (out.empty() ? "" : ",") + std::string(s.key);
+  return out + "\n";
+}
+
+std::string csv_row(const Report& r) {
+  std::string out;
+  bool first = true;
+  for (const Scalar& s : scalars()) {
+    if (!first) out += ",";
+    first = false;
+    out += csv_value(s.get(r));
+  }
+  return out + "\n";
+}
+
+std::string format_table(const Report& r) {
+  std::string o;
+  auto line = [&o](const std::string& k, const std::string& v) {
+    o += fmt::format("  {:<26}{}\n", k, v);
+  };
+  o += fmt::format("trident: {} on {} ({})\n", r.model, r.cluster, r.scenario);
+  o += fmt::format(
+      "  plan: t={} p={} d={} ({} GPUs), micro-batch {}, global batch {}, {} "
+      "micro-batches, {}, fidelity {}\n\n",
+      r.tensor, r.pipeline, r.data, r.gpus, r.micro_batch_size, r.global_batch_size,
+      r.num_microbatches, r.schedule, r.fidelity);
+  line("step time", fmt::format("{:.4f} s", r.step_time_s));
+  line("tokens/s", fmt::format("{:.0f}", r.tokens_per_s));
+  line("MFU", fmt::format("{:.1f} %", 100 * r.mfu));
+  line("HFU", fmt::format("{:.1f} %", 100 * r.hfu));
+  line("model TFLOP/s per GPU", fmt::format("{:.1f}", r.model_tflops_per_gpu));
+  line("compute utilization", fmt::format("{:.1f} %", 100 * r.compute_utilization));
+  line("bubble", fmt::format("{:.1f} % (ideal (p-1)/(m+p-1) = {:.1f} %)", 100 * r.bubble_fraction,
+                             100 * r.ideal_bubble_fraction));
+  line("exposed TP comm", fmt::format("{:.4f} s", r.tp_comm_exposed_s));
+  line("exposed PP comm", fmt::format("{:.4f} s", r.pp_comm_exposed_s));
+  line("exposed DP comm", fmt::format("{:.4f} s", r.dp_comm_exposed_s));
+  line("peak memory", fmt::format("{:.1f} GiB ({})", r.peak_memory_gib,
+                                  r.fits_in_memory ? "fits" : "DOES NOT FIT"));
+  o += fmt::format("\n  {:>5} {:>7} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10}\n", "stage", "layers",
+                   "compute s", "TP s", "PP s", "DP s", "bubble s", "mem GiB");
+  for (const StageReport& s : r.stages) {
+    o += fmt::format("  {:>5} {:>7} {:>10.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.1f}\n",
+                     s.stage, s.num_layers, s.compute_s, s.tp_comm_exposed_s, s.pp_comm_exposed_s,
+                     s.dp_comm_exposed_s, s.bubble_s, s.memory_gib);
+  }
+  return o;
+}
+
+}  // namespace trident

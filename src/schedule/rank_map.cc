@@ -1,0 +1,56 @@
+#include "schedule/rank_map.h"
+
+namespace trident {
+
+RankMap::RankMap(const PlanSpec& plan, const ClusterSpec& cluster)
+    : t_(plan.tensor), d_(plan.data), p_(plan.pipeline), island_size_(cluster.nvlink.island_size) {
+  const int sizes[3] = {t_, d_, p_};
+  int stride = 1;
+  for (ParallelDim dim : plan.placement) {
+    const int idx = static_cast<int>(dim);  // kTensor=0, kData=1, kPipeline=2
+    stride_[idx] = stride;
+    stride *= sizes[idx];
+  }
+}
+
+int RankMap::gpu(int tp, int dp, int pp) const {
+  return tp * stride_[0] + dp * stride_[1] + pp * stride_[2];
+}
+
+std::vector<int> RankMap::tensor_group(int dp, int pp) const {
+  std::vector<int> g;
+  for (int tp = 0; tp < t_; ++tp) g.push_back(gpu(tp, dp, pp));
+  return g;
+}
+
+std::vector<int> RankMap::data_group(int tp, int pp) const {
+  std::vector<int> g;
+  for (int dp = 0; dp < d_; ++dp) g.push_back(gpu(tp, dp, pp));
+  return g;
+}
+
+bool RankMap::tensor_groups_in_islands() const {
+  for (int pp = 0; pp < p_; ++pp) {
+    for (int dp = 0; dp < d_; ++dp) {
+      const int isl = island_of(gpu(0, dp, pp));
+      for (int tp = 1; tp < t_; ++tp) {
+        if (island_of(gpu(tp, dp, pp)) != isl) return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool RankMap::tensor_traffic_isolated() const {
+  if (!tensor_groups_in_islands()) return false;
+  for (int pp = 0; pp + 1 < p_; ++pp) {
+    for (int dp = 0; dp < d_; ++dp) {
+      for (int tp = 0; tp < t_; ++tp) {
+        if (island_of(gpu(tp, dp, pp)) == island_of(gpu(tp, dp, pp + 1))) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace trident

@@ -1,0 +1,43 @@
+// Placement of ranks on GPUs: which GPU holds tensor rank `tp` of data-parallel replica `dp` in
+// pipeline stage `pp`. Ranks are laid out in `plan.placement` order, fastest-varying first, and
+// rank r runs on GPU r (GPUs numbered node by node).
+#ifndef TRIDENT_SCHEDULE_RANK_MAP_H_
+#define TRIDENT_SCHEDULE_RANK_MAP_H_
+
+#include <vector>
+
+#include "config/cluster.h"
+#include "config/plan.h"
+
+namespace trident {
+
+class RankMap {
+ public:
+  // Requires a validated plan that fits the cluster.
+  RankMap(const PlanSpec& plan, const ClusterSpec& cluster);
+
+  // Returns the GPU index of (tp, dp, pp).
+  int gpu(int tp, int dp, int pp) const;
+  int island_of(int gpu) const { return gpu / island_size_; }
+
+  std::vector<int> tensor_group(int dp, int pp) const;
+  std::vector<int> data_group(int tp, int pp) const;
+
+  // True when every tensor-parallel group sits inside one NVLink island.
+  bool tensor_groups_in_islands() const;
+  // True when, besides, no pipeline transfer uses those GPUs' NVLink links (every pipeline
+  // neighbour lives in another island), so TP all-reduces never meet other traffic and their
+  // time is the closed-form ring time. Data-parallel traffic never overlaps a GPU's own TP
+  // traffic (it starts after the GPU's last backward) and TP groups of other stages use
+  // other GPUs' links.
+  bool tensor_traffic_isolated() const;
+
+ private:
+  int t_, d_, p_;
+  int stride_[3];  // rank stride of tensor, data, pipeline
+  int island_size_;
+};
+
+}  // namespace trident
+
+#endif  // TRIDENT_SCHEDULE_RANK_MAP_H_

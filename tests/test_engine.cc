@@ -1,0 +1,149 @@
+// Engine tests on SimGrid. Every simulation runs in a child process (one engine per process).
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "core/isolated_run.h"
+#include "engine/probes.h"
+#include "engine/simulator.h"
+#include "report/metrics.h"
+#include "report/writers.h"
+#include "schedule/program.h"
+#include "test_support.h"
+#include "workload/stage_work.h"
+
+using namespace trident;
+using namespace trident::testing;
+
+namespace {
+
+double isolated_double(const std::function<double()>& fn) {
+  return std::stod(run_isolated([&]() {
+    std::ostringstream out;
+    out.precision(17);
+    out << fn();
+    return out.str();
+  }));
+}
+
+Report simulate(const Scenario& sc, Fidelity fidelity) {
+  const std::string json = run_isolated([&]() {
+    const Workload w = build_workload(sc);
+    SimOptions opt;
+    opt.fidelity = fidelity;
+    const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), opt);
+    const Report r = make_report(sc, w, tl, fidelity_name(fidelity));
+    std::ostringstream out;
+    out.precision(17);
+    out << r.step_time_s << " " << r.bubble_fraction << " " << r.compute_utilization << " "
+        << r.tp_comm_exposed_s << " " << r.pp_comm_exposed_s << " " << r.dp_comm_exposed_s;
+    return out.str();
+  });
+  std::istringstream in(json);
+  Report r;
+  in >> r.step_time_s >> r.bubble_fraction >> r.compute_utilization >> r.tp_comm_exposed_s >>
+      r.pp_comm_exposed_s >> r.dp_comm_exposed_s;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a transfer over one link takes S/B + latency", "[engine][network]") {
+  ClusterSpec c = a100_cluster(2);
+  const double S = 1e9;
+  // Inside an island: NVLink 300 GB/s, 2 us.
+  const double nvl = isolated_double([&] { return probe_transfer_time(c, 0, 3, S); });
+  CHECK(nvl == Approx(S / 300e9 + 2e-6).epsilon(1e-3));
+  // Across nodes: 200 Gb/s = 25 GB/s NIC, 5 us.
+  const double net = isolated_double([&] { return probe_transfer_time(c, 1, 9, S); });
+  CHECK(net == Approx(S / 25e9 + 5e-6).epsilon(1e-3));
+  // Protocol efficiency stretches the transfer, never the latency.
+  c.nvlink.protocol_efficiency = 0.8;
+  const double eff = isolated_double([&] { return probe_transfer_time(c, 0, 3, S); });
+  CHECK(eff == Approx(S / (0.8 * 300e9) + 2e-6).epsilon(1e-3));
+}
+
+TEST_CASE("ring all-reduce in one island takes 2(n-1)/n S/B plus latencies", "[engine][collective]") {
+  const ClusterSpec c = a100_cluster(1);
+  for (int n : {2, 4, 8}) {
+    std::vector<int> group;
+    for (int i = 0; i < n; ++i) group.push_back(i);
+    for (double S : {1e6, 256e6}) {
+      const double expected = 2.0 * (n - 1) / n * S / 300e9 + 2.0 * (n - 1) * 2e-6;
+      for (bool collapse : {false, true}) {
+        const double t = isolated_double([&] {
+          return probe_collective_time(c, CollectiveOp::kAllReduce, {group}, S, collapse);
+        });
+        CHECK(t == Approx(expected).epsilon(0.01));
+        CHECK(ring_all_reduce_time(n, S, 2e-6, 300e9, 1.0) == Approx(expected).epsilon(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("collectives that share a NIC slow each other down", "[engine][collective]") {
+  ClusterSpec c = a100_cluster(2);
+  c.network.nics_per_node = 1;  // all eight GPUs of a node share one NIC
+  const double S = 100e6;
+  const double one = isolated_double(
+      [&] { return probe_collective_time(c, CollectiveOp::kAllReduce, {{0, 8}}, S, true); });
+  const double two = isolated_double([&] {
+    return probe_collective_time(c, CollectiveOp::kAllReduce, {{0, 8}, {1, 9}}, S, true);
+  });
+  CHECK(two == Approx(2 * one).epsilon(0.01));
+  c.network.nics_per_node = 8;  // rail NICs: no sharing
+  const double rails = isolated_double([&] {
+    return probe_collective_time(c, CollectiveOp::kAllReduce, {{0, 8}, {1, 9}}, S, true);
+  });
+  CHECK(rails == Approx(one).epsilon(0.01));
+}
+
+TEST_CASE("with free communication the bubble is (p-1)/(m+p-1)", "[engine][bubble]") {
+  for (ScheduleKind kind : {ScheduleKind::kGpipe, ScheduleKind::k1F1B}) {
+    for (int p : {2, 4, 8}) {
+      for (int m : {1, 4, 16, 64}) {
+        // V = 0 and instant memory-bound kernels: embedding, logits and optimizer vanish.
+        Scenario sc = scenario(free_comm_cluster(1), gpt_model(2 * p, 1024, 16, 256, 0),
+                               plan(1, p, 1, 1, m, kind));
+        const Report r = simulate(sc, Fidelity::kFast);
+        INFO("schedule " << schedule_name(kind) << " p=" << p << " m=" << m);
+        CHECK(r.bubble_fraction == Approx(double(p - 1) / (m + p - 1)).epsilon(1e-6));
+      }
+    }
+  }
+}
+
+TEST_CASE("fast and full fidelity agree on a 3D-parallel step", "[engine][fidelity]") {
+  // 64 GPUs, TP in islands, DP across nodes.
+  Scenario sc = scenario(a100_cluster(8), gpt_model(8, 2048, 16, 1024, 32000),
+                         plan(4, 2, 8, 1, 4, ScheduleKind::k1F1B));
+  const Report fast = simulate(sc, Fidelity::kFast);
+  const Report full = simulate(sc, Fidelity::kFull);
+  CHECK(fast.step_time_s == Approx(full.step_time_s).epsilon(0.01));
+  CHECK(fast.bubble_fraction == Approx(full.bubble_fraction).epsilon(0.02));
+  CHECK(fast.dp_comm_exposed_s == Approx(full.dp_comm_exposed_s).epsilon(0.01));
+  CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
+}
+
+TEST_CASE("same input, same output", "[engine][determinism]") {
+  Scenario sc = scenario(a100_cluster(2), gpt_model(8, 1024, 16, 512, 32000),
+                         plan(2, 2, 4, 1, 8, ScheduleKind::k1F1B));
+  auto run = [&] {
+    return run_isolated([&]() {
+      const Workload w = build_workload(sc);
+      const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), SimOptions{});
+      return format_json(make_report(sc, w, tl, "fast"));
+    });
+  };
+  CHECK(run() == run());
+}
+
+TEST_CASE("inter-node tensor parallelism is slower than intra-node", "[engine][placement]") {
+  Scenario sc = scenario(a100_cluster(2), gpt_model(8, 4096, 32, 2048, 32000),
+                         plan(8, 2, 1, 1, 8, ScheduleKind::k1F1B));
+  const Report intra = simulate(sc, Fidelity::kFast);
+  sc.plan.placement = {ParallelDim::kPipeline, ParallelDim::kTensor, ParallelDim::kData};
+  const Report inter = simulate(sc, Fidelity::kFast);
+  CHECK(inter.step_time_s > 1.2 * intra.step_time_s);
+  CHECK(inter.tp_comm_exposed_s > 2 * intra.tp_comm_exposed_s);
+}

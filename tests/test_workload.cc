@@ -1,0 +1,140 @@
+// Workload cost model: Megatron FLOPs, parameter and activation-memory formulas (exact).
+#include <catch2/catch.hpp>
+
+#include "test_support.h"
+#include "workload/compute_model.h"
+#include "workload/layer_ops.h"
+#include "workload/stage_work.h"
+
+using namespace trident;
+using namespace trident::testing;
+
+namespace {
+
+// Korthikanti et al. 2022, eq. 7: model FLOPs of one step (no recomputation).
+double model_flops_formula(double B, double l, double s, double h, double V) {
+  return 72 * B * l * s * h * h * (1 + s / (6 * h) + V / (12 * h * l));
+}
+
+}  // namespace
+
+TEST_CASE("step FLOPs equal the Megatron model-FLOPs formula", "[workload]") {
+  struct Case {
+    int t, p, d, b, m;
+  };
+  for (Case c : {Case{8, 8, 16, 1, 96}, Case{1, 1, 1, 1, 1}, Case{4, 2, 3, 2, 5}, Case{2, 4, 1, 4, 8}}) {
+    Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                           plan(c.t, c.p, c.d, c.b, c.m, ScheduleKind::k1F1B));
+    const Workload w = build_workload(sc);
+    const double B = double(c.b) * c.m * c.d;
+    const double expected = model_flops_formula(B, 96, 2048, 12288, 51200);
+    CHECK(w.model_flops_per_step == Approx(expected).epsilon(1e-12));
+    CHECK(w.hardware_flops_per_step == Approx(expected).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("full recomputation adds one forward pass: F = 96 B s l h^2 (...)", "[workload]") {
+  Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                         plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
+  sc.plan.recompute = Recompute::kFull;
+  const Workload w = build_workload(sc);
+  const double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+  // Narayanan et al. 2021: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)).
+  CHECK(w.hardware_flops_per_step ==
+        Approx(96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))).epsilon(1e-12));
+  CHECK(w.model_flops_per_step == Approx(model_flops_formula(B, l, s, h, V)).epsilon(1e-12));
+}
+
+TEST_CASE("selective recomputation re-runs only the attention core", "[workload]") {
+  Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                         plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
+  sc.plan.recompute = Recompute::kSelective;
+  const Workload w = build_workload(sc);
+  const double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+  CHECK(w.hardware_flops_per_step ==
+        Approx(72 * B * l * s * h * h * (1 + 2 * s / (9 * h) + V / (12 * h * l))).epsilon(1e-12));
+}
+
+TEST_CASE("parameter count equals the Megatron formula", "[workload]") {
+  const ModelSpec m = gpt_model(96, 12288, 96, 2048, 51200);
+  const double l = 96, h = 12288, V = 51200, s = 2048;
+  const double formula = 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+  // trident also counts the final layer norm (2h), which the formula leaves out.
+  CHECK(model_params(m) == Approx(formula + 2 * h).epsilon(1e-12));
+  CHECK(model_params(m) == Approx(174.6e9).epsilon(0.01));
+}
+
+TEST_CASE("backward GEMM FLOPs are exactly twice forward", "[workload]") {
+  const LayerDims d = make_layer_dims(gpt_model(4, 1024, 16, 512, 1000),
+                                      plan(2, 1, 1, 2, 1, ScheduleKind::k1F1B));
+  CHECK(gemm_flops(layer_backward_ops(d)) == Approx(2 * gemm_flops(layer_forward_ops(d))));
+  CHECK(gemm_flops(output_backward_ops(d)) == Approx(2 * gemm_flops(output_forward_ops(d))));
+  // 24 b s h^2 + 4 b s^2 h per layer, split over t = 2.
+  const double b = 2, s = 512, h = 1024;
+  CHECK(gemm_flops(layer_forward_ops(d)) == Approx((24 * b * s * h * h + 4 * b * s * s * h) / 2));
+}
+
+TEST_CASE("each layer has two TP all-reduces forward and two backward", "[workload]") {
+  Scenario sc = scenario(a100_cluster(1), gpt_model(8, 1024, 16, 512, 1000),
+                         plan(4, 2, 1, 1, 4, ScheduleKind::k1F1B));
+  const Workload w = build_workload(sc);
+  // Stage 0: embedding all-reduce + 2 per layer; last stage: 2 per layer + 2 cross-entropy.
+  CHECK(w.stages[0].forward.collectives == 1 + 2 * 4);
+  CHECK(w.stages[1].forward.collectives == 2 * 4 + 2);
+  CHECK(w.stages[0].backward.collectives == 2 * 4);
+  CHECK(w.stages[1].backward.collectives == 2 * 4 + 1);
+  const double bsh_bytes = 1.0 * 512 * 1024 * 2;
+  CHECK(w.stages[0].backward.tp_bytes == Approx(8 * bsh_bytes));
+}
+
+TEST_CASE("activation memory per layer equals Korthikanti's formulas", "[workload][memory]") {
+  const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
+  Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                         plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
+  const double sbh = s * b * h;
+  auto per_layer = [&](Recompute r) {
+    sc.plan.recompute = r;
+    const Workload w = build_workload(sc);
+    // A middle stage holds only transformer layers.
+    return w.stages[3].memory.activations_per_microbatch / w.stages[3].num_layers;
+  };
+  CHECK(per_layer(Recompute::kNone) == Approx(sbh * (10 + 24 / t + 5 * a * s / (h * t))));
+  CHECK(per_layer(Recompute::kSelective) == Approx(sbh * (10 + 24 / t)));
+  CHECK(per_layer(Recompute::kFull) == Approx(2 * sbh));
+}
+
+TEST_CASE("1F1B keeps p - i micro-batches in flight on stage i; GPipe all m", "[workload][memory]") {
+  Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                         plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
+  Workload w = build_workload(sc);
+  CHECK(w.stages[0].memory.microbatches_in_flight == 8);
+  CHECK(w.stages[7].memory.microbatches_in_flight == 1);
+  sc.plan.schedule = ScheduleKind::kGpipe;
+  w = build_workload(sc);
+  CHECK(w.stages[3].memory.microbatches_in_flight == 96);
+}
+
+TEST_CASE("GPT-3 175B does not fit one A100; t=8 p=8 full recompute does", "[workload][memory]") {
+  Scenario one = scenario(a100_cluster(1), gpt_model(96, 12288, 96, 2048, 51200),
+                          plan(1, 1, 1, 1, 1, ScheduleKind::k1F1B));
+  CHECK(build_workload(one).stages[0].memory.total() > one.cluster.gpu.memory_bytes);
+  Scenario split = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                            plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
+  split.plan.recompute = Recompute::kFull;
+  const Workload w = build_workload(split);
+  for (const StageWork& st : w.stages) CHECK(st.memory.total() < split.cluster.gpu.memory_bytes);
+}
+
+TEST_CASE("compute model: small GEMMs run far below peak, large ones near it", "[workload]") {
+  GpuSpec gpu = a100_cluster(1).gpu;
+  const ComputeModel cm(gpu, Precision::kBf16);
+  const GemmShape big{8192, 8192, 8192, 1};
+  const GemmShape small{64, 64, 64, 1};
+  const double big_eff = big.flops() / cm.gemm_time(big) / cm.peak();
+  const double small_eff = small.flops() / cm.gemm_time(small) / cm.peak();
+  CHECK(big_eff > 0.6);
+  CHECK(small_eff < 0.05);
+  // Memory-bound kernels are timed by HBM bandwidth.
+  CHECK(cm.memory_time(1e9) == Approx(1e9 / (2039e9 * gpu.efficiency.memory) +
+                                      gpu.efficiency.kernel_overhead_s));
+}
