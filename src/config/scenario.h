@@ -19,7 +19,9 @@ struct SweepAxis {
 };
 
 struct Scenario {
-  std::string path;  // scenario file as given on the command line
+  std::string path;         // scenario file as given on the command line
+  std::string name;         // optional `name:`; empty if not given
+  std::string description;  // optional `description:`
   ClusterSpec cluster;
   ModelSpec model;
   PlanSpec plan;
@@ -32,6 +34,21 @@ struct Scenario {
 // plan/model/cluster combination.
 // Throws ConfigError / PlanError (one message with file, line and key) on bad input.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides);
+
+// Loads a stand-alone cluster or model file (the files a scenario references). Error key
+// paths start with "cluster." / "model.". Throws ConfigError on bad input.
+ClusterSpec load_cluster_file(const std::string& path);
+ModelSpec load_model_file(const std::string& path);
+
+// What a YAML file describes, judged by its top-level keys.
+enum class ConfigFileKind { kScenario, kCluster, kModel, kPlan };
+const char* config_file_kind_name(ConfigFileKind kind);  // "scenario", "cluster", ...
+
+// Checks one file of any kind (for `trident validate`): a scenario is fully loaded and
+// cross-checked; a cluster or model file is converted; a plan file is checked field by field
+// (its cross checks need a cluster and model). Returns the kind found.
+// Throws ConfigError / PlanError on bad input, or when the kind cannot be told.
+ConfigFileKind validate_config_file(const std::string& path);
 
 }  // namespace trident
 

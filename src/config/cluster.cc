@@ -1,0 +1,56 @@
+#include "config/cluster.h"
+
+namespace trident {
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kFp8:
+      return "fp8";
+    case Precision::kTf32:
+      return "tf32";
+    case Precision::kFp32:
+      return "fp32";
+  }
+  return "?";
+}
+
+bool parse_precision(const std::string& name, Precision* out) {
+  for (Precision p :
+       {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kTf32, Precision::kFp32}) {
+    if (name == precision_name(p)) {
+      *out = p;
+      return true;
+    }
+  }
+  return false;
+}
+
+double precision_bytes(Precision p) {
+  switch (p) {
+    case Precision::kBf16:
+    case Precision::kFp16:
+      return 2;
+    case Precision::kFp8:
+      return 1;
+    case Precision::kTf32:
+    case Precision::kFp32:
+      return 4;
+  }
+  return 2;
+}
+
+const char* topology_name(Topology t) {
+  switch (t) {
+    case Topology::kSingleSwitch:
+      return "single-switch";
+    case Topology::kFatTree:
+      return "fat-tree";
+  }
+  return "?";
+}
+
+}  // namespace trident

@@ -1,0 +1,237 @@
+#include "config/map_reader.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "config/did_you_mean.h"
+#include "config/schema.h"
+
+namespace trident {
+
+bool parse_int64(const std::string& text, std::int64_t* out) {
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  if (i == text.size()) return false;
+  for (size_t j = i; j < text.size(); ++j) {
+    if (!std::isdigit(static_cast<unsigned char>(text[j]))) return false;
+  }
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno == ERANGE || end != text.c_str() + text.size()) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_plain_number(const std::string& text, double* out) {
+  // Digits, sign, point and exponent only: rejects "nan", "inf", hex and junk.
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.' &&
+        c != 'e' && c != 'E') {
+      return false;
+    }
+  }
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+
+namespace {
+
+std::string int_range(std::int64_t min, std::int64_t max) {
+  return "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+}
+
+std::string short_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+MapReader::MapReader(const YamlNode& node, std::string path, YamlMark where)
+    : node_(&node), path_(std::move(path)), where_(std::move(where)) {
+  if (!node.is_map()) {
+    SourceLocation loc = location_of(node.is_null() ? where_ : node.mark, path_);
+    throw ConfigError(loc, "expected a map of settings, got " + node.describe());
+  }
+}
+
+void MapReader::check_keys() const {
+  const std::vector<std::string>* allowed = schema_keys(path_);
+  if (allowed == nullptr) return;
+  for (const YamlEntry& e : node_->entries) {
+    bool known = false;
+    for (const std::string& k : *allowed) known = known || k == e.key;
+    if (!known) {
+      throw ConfigError(location_of(e.key_mark, key_path(e.key)),
+                        "unknown key `" + e.key + "` (" + suggestion(e.key, *allowed) + ")");
+    }
+  }
+}
+
+const YamlNode* MapReader::get(const std::string& key) const {
+  const YamlEntry* e = node_->find(key);
+  if (e == nullptr || e->value->is_null()) return nullptr;
+  return e->value.get();
+}
+
+std::string MapReader::key_path(const std::string& key) const {
+  return path_.empty() ? key : path_ + "." + key;
+}
+
+SourceLocation MapReader::location(const std::string& key) const {
+  const YamlEntry* e = node_->find(key);
+  if (e == nullptr) return location_of(where_, key_path(key));
+  // A key written without a value points at the key.
+  return location_of(e->value->is_null() ? e->key_mark : e->value->mark, key_path(key));
+}
+
+void MapReader::fail(const std::string& key, const std::string& message) const {
+  throw ConfigError(location(key), message);
+}
+
+void MapReader::require(const std::string& key, const std::string& expected) const {
+  if (has(key)) return;
+  const YamlEntry* e = node_->find(key);
+  fail(key, std::string(e != nullptr ? "no value given" : "missing required key") + " (expected " +
+                expected + ")");
+}
+
+const YamlNode& MapReader::scalar_or_fail(const std::string& key,
+                                          const std::string& expected) const {
+  const YamlNode* v = get(key);
+  if (!v->is_scalar()) fail(key, "expected " + expected + ", got " + v->describe());
+  return *v;
+}
+
+std::optional<std::string> MapReader::opt_string(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return scalar_or_fail(key, "a string").scalar;
+}
+
+std::string MapReader::req_string(const std::string& key) const {
+  require(key, "a string");
+  return *opt_string(key);
+}
+
+std::optional<std::int64_t> MapReader::opt_int(const std::string& key, std::int64_t min,
+                                               std::int64_t max) const {
+  if (!has(key)) return std::nullopt;
+  const std::string expected = int_range(min, max);
+  const YamlNode& v = scalar_or_fail(key, expected);
+  if (v.quoted) {
+    fail(key, "expected " + expected + ", got the quoted string `" + v.scalar +
+                  "` (write the number without quotes)");
+  }
+  std::int64_t n = 0;
+  if (!parse_int64(v.scalar, &n)) {
+    double d = 0;
+    if (parse_plain_number(v.scalar, &d) && std::fabs(d) > 9.2e18) {
+      fail(key, "`" + v.scalar + "` is too large (expected " + expected + ")");
+    }
+    bool all_digits = !v.scalar.empty();
+    for (char c : v.scalar) all_digits = all_digits && std::isdigit(static_cast<unsigned char>(c));
+    if (all_digits) fail(key, "`" + v.scalar + "` is too large (expected " + expected + ")");
+    fail(key, "`" + v.scalar + "` is not an integer (expected " + expected + ")");
+  }
+  if (n < min) {
+    fail(key, std::to_string(n) + " is too small (expected " + expected + ")");
+  }
+  if (n > max) {
+    fail(key, std::to_string(n) + " exceeds the limit of " + std::to_string(max) + " (expected " +
+                  expected + ")");
+  }
+  return n;
+}
+
+std::int64_t MapReader::req_int(const std::string& key, std::int64_t min, std::int64_t max) const {
+  require(key, int_range(min, max));
+  return *opt_int(key, min, max);
+}
+
+std::optional<double> MapReader::opt_number(const std::string& key, double lo, bool lo_open,
+                                            double hi) const {
+  if (!has(key)) return std::nullopt;
+  const std::string expected = std::string("a number in ") + (lo_open ? "(" : "[") +
+                               short_double(lo) + ", " + short_double(hi) + "]";
+  const YamlNode& v = scalar_or_fail(key, expected);
+  double d = 0;
+  if (v.quoted || !parse_plain_number(v.scalar, &d)) {
+    fail(key, "`" + v.scalar + "` is not a number (expected " + expected + ")");
+  }
+  if (d < lo || (lo_open && d == lo) || d > hi) {
+    fail(key, "`" + v.scalar + "` is out of range (expected " + expected + ")");
+  }
+  return d;
+}
+
+std::optional<double> MapReader::opt_quantity(const std::string& key, Dimension dim,
+                                              bool allow_zero, double max) const {
+  if (!has(key)) return std::nullopt;
+  const std::string expected = std::string("a ") + dimension_name(dim) + ": " + accepted_units(dim);
+  const YamlNode& v = scalar_or_fail(key, expected);
+  std::string error;
+  std::optional<double> q = parse_quantity(v.scalar, dim, &error);
+  if (!q) fail(key, error);
+  if (!allow_zero && *q <= 0) {
+    fail(key, "`" + v.scalar + "` must be greater than zero (expected a positive " +
+                  dimension_name(dim) + ")");
+  }
+  if (*q > max) {
+    fail(key, "`" + v.scalar + "` exceeds the limit of " + format_quantity(max, dim));
+  }
+  return q;
+}
+
+double MapReader::req_quantity(const std::string& key, Dimension dim, bool allow_zero,
+                               double max) const {
+  require(key, std::string("a ") + dimension_name(dim) + " with a unit: " + accepted_units(dim));
+  return *opt_quantity(key, dim, allow_zero, max);
+}
+
+std::optional<bool> MapReader::opt_bool(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  const YamlNode& v = scalar_or_fail(key, "true or false");
+  if (!v.quoted) {
+    if (v.scalar == "true" || v.scalar == "True" || v.scalar == "TRUE") return true;
+    if (v.scalar == "false" || v.scalar == "False" || v.scalar == "FALSE") return false;
+  }
+  fail(key, "`" + v.scalar + "` is not a boolean (expected true or false)");
+}
+
+std::optional<std::string> MapReader::opt_choice(const std::string& key,
+                                                 const std::vector<std::string>& names) const {
+  if (!has(key)) return std::nullopt;
+  const std::string expected = "one of: " + join_names(names);
+  const YamlNode& v = scalar_or_fail(key, expected);
+  for (const std::string& n : names) {
+    if (v.scalar == n) return n;
+  }
+  const std::string best = closest_match(v.scalar, names);
+  fail(key, "unknown value `" + v.scalar + "` (" +
+                (best.empty() ? "" : "did you mean `" + best + "`? ") + "expected " + expected +
+                ")");
+}
+
+std::optional<MapReader> MapReader::opt_map(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  const YamlNode* v = get(key);
+  if (!v->is_map()) fail(key, "expected a map of settings, got " + v->describe());
+  return MapReader(*v, key_path(key), node_->find(key)->key_mark);
+}
+
+MapReader MapReader::req_map(const std::string& key) const {
+  require(key, "a map of settings");
+  return *opt_map(key);
+}
+
+}  // namespace trident

@@ -1,0 +1,90 @@
+// Typed, strictly checked access to one YAML map of the configuration. Every failure throws
+// ConfigError located at the offending key or value, with the dotted key path.
+#ifndef TRIDENT_CONFIG_MAP_READER_H_
+#define TRIDENT_CONFIG_MAP_READER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/yaml_tree.h"
+#include "core/units.h"
+
+namespace trident {
+
+class MapReader {
+ public:
+  // Wraps `node`, found at dotted key path `path` ("cluster.nvlink"; "" for a file root).
+  // `where` locates the map itself for "missing key" errors (the key that introduced it).
+  // Throws ConfigError when `node` is not a map. `node` must outlive the reader.
+  MapReader(const YamlNode& node, std::string path, YamlMark where);
+
+  const std::string& path() const { return path_; }
+  const YamlNode& node() const { return *node_; }
+  // Returns the location used for the map itself.
+  const YamlMark& where() const { return where_; }
+
+  // Throws ConfigError at the first key not in schema_keys(path()), with a did-you-mean hint.
+  void check_keys() const;
+
+  // Returns the value of `key`, or nullptr when absent or written without a value.
+  const YamlNode* get(const std::string& key) const;
+  bool has(const std::string& key) const { return get(key) != nullptr; }
+
+  // Returns "path.key".
+  std::string key_path(const std::string& key) const;
+  // Returns the location of `key`'s value, or of the map when `key` is absent.
+  SourceLocation location(const std::string& key) const;
+  // Throws ConfigError at `key` with `message`.
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  // Throws "missing required key (expected <expected>)" at `key`, unless present.
+  void require(const std::string& key, const std::string& expected) const;
+
+  // Each getter returns nullopt when the key is absent; the req_ forms throw instead.
+  // Strings: any scalar.
+  std::optional<std::string> opt_string(const std::string& key) const;
+  std::string req_string(const std::string& key) const;
+
+  // Integers: plain whole numbers within [min, max]; `max` is reported as a limit.
+  std::optional<std::int64_t> opt_int(const std::string& key, std::int64_t min,
+                                      std::int64_t max) const;
+  std::int64_t req_int(const std::string& key, std::int64_t min, std::int64_t max) const;
+
+  // Plain numbers: in (lo, hi] when lo_open, else [lo, hi].
+  std::optional<double> opt_number(const std::string& key, double lo, bool lo_open,
+                                   double hi) const;
+
+  // Quantities with units (see core/units.h): > 0 unless allow_zero, and <= max.
+  std::optional<double> opt_quantity(const std::string& key, Dimension dim, bool allow_zero,
+                                     double max) const;
+  double req_quantity(const std::string& key, Dimension dim, bool allow_zero, double max) const;
+
+  // Booleans: true or false.
+  std::optional<bool> opt_bool(const std::string& key) const;
+
+  // One of `names`; an unknown name lists them, with a did-you-mean hint.
+  std::optional<std::string> opt_choice(const std::string& key,
+                                        const std::vector<std::string>& names) const;
+
+  // A nested map; absent gives nullopt. Throws when the value is not a map.
+  std::optional<MapReader> opt_map(const std::string& key) const;
+  MapReader req_map(const std::string& key) const;
+
+ private:
+  const YamlNode& scalar_or_fail(const std::string& key, const std::string& expected) const;
+
+  const YamlNode* node_;
+  std::string path_;
+  YamlMark where_;
+};
+
+// Parses a whole decimal integer ("12", "+3", "-4"); false on anything else or overflow.
+bool parse_int64(const std::string& text, std::int64_t* out);
+
+// Parses a finite decimal number ("0.75", "1e-3"); false on anything else.
+bool parse_plain_number(const std::string& text, double* out);
+
+}  // namespace trident
+
+#endif  // TRIDENT_CONFIG_MAP_READER_H_

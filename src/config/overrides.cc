@@ -1,0 +1,81 @@
+#include "config/overrides.h"
+
+#include <cctype>
+
+#include "config/schema.h"
+
+namespace trident {
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// Overridden values have no line or column: their "file" is the --set label.
+void clear_positions(YamlNode& node, const std::string& label) {
+  node.mark = YamlMark{label, 0, 0};
+  for (YamlNodePtr& item : node.items) clear_positions(*item, label);
+  for (YamlEntry& e : node.entries) {
+    e.key_mark = YamlMark{label, 0, 0};
+    clear_positions(*e.value, label);
+  }
+}
+
+}  // namespace
+
+Override parse_override(const std::string& text) {
+  Override ov;
+  ov.label = "--set " + text;
+  const size_t eq = text.find('=');
+  SourceLocation where;
+  where.file = ov.label;
+  if (eq == std::string::npos) {
+    throw ConfigError(where, "expected key=value, e.g. --set plan.tensor_parallel=4");
+  }
+  ov.key = trim(text.substr(0, eq));
+  ov.value = trim(text.substr(eq + 1));
+  if (ov.key.empty()) {
+    throw ConfigError(where, "empty key (expected key=value, e.g. --set plan.tensor_parallel=4)");
+  }
+  const std::string error = schema_path_error(ov.key);
+  if (!error.empty()) {
+    where.key = ov.key;
+    throw ConfigError(where, error);
+  }
+  return ov;
+}
+
+void apply_override(YamlNode& root, const Override& ov) {
+  YamlNodePtr value = parse_yaml(ov.value, ov.label);
+  clear_positions(*value, ov.label);
+  const YamlMark here{ov.label, 0, 0};
+
+  const std::vector<std::string> parts = split_key_path(ov.key);
+  YamlNode* node = &root;
+  std::string path;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    path += (path.empty() ? "" : ".") + parts[i];
+    YamlEntry* entry = node->find(parts[i]);
+    if (entry == nullptr || entry->value->is_null()) {
+      auto map = std::make_shared<YamlNode>();
+      map->kind = YamlNode::Kind::kMap;
+      map->mark = here;
+      node->set(parts[i], here, map);
+      entry = node->find(parts[i]);
+    } else if (!entry->value->is_map()) {
+      throw ConfigError(location_of(entry->value->mark, path),
+                        "cannot apply " + ov.label + ": expected a map of settings here, got " +
+                            entry->value->describe());
+    }
+    node = entry->value.get();
+  }
+  node->set(parts.back(), here, value);
+
+  if (ov.key == "plan.num_microbatches") node->erase("global_batch_size");
+  if (ov.key == "plan.global_batch_size") node->erase("num_microbatches");
+}
+
+}  // namespace trident

@@ -1,0 +1,147 @@
+// Conversion of the `plan:` section (DESIGN.md "Plan") and its resolution on a cluster and
+// model.
+#include <set>
+
+#include "config/section_readers.h"
+
+namespace trident {
+namespace {
+
+std::array<ParallelDim, 3> read_placement(const MapReader& map) {
+  const std::string expected = "a list of tensor, data and pipeline, each once, fastest first";
+  const YamlNode* list = map.get("placement");
+  if (!list->is_sequence())
+    map.fail("placement", "expected " + expected + ", got " + list->describe());
+  if (list->items.size() != 3) {
+    map.fail("placement",
+             "has " + std::to_string(list->items.size()) + " entries (expected " + expected + ")");
+  }
+  std::array<ParallelDim, 3> out{};
+  std::set<ParallelDim> seen;
+  for (size_t i = 0; i < 3; ++i) {
+    const YamlNode& item = *list->items[i];
+    ParallelDim d{};
+    if (!item.is_scalar() || !parse_parallel_dim(item.scalar, &d)) {
+      throw ConfigError(location_of(item.mark, map.key_path("placement")),
+                        "unknown entry " +
+                            (item.is_scalar() ? "`" + item.scalar + "`" : item.describe()) +
+                            " (expected " + expected + ")");
+    }
+    if (!seen.insert(d).second) {
+      throw ConfigError(
+          location_of(item.mark, map.key_path("placement")),
+          std::string("`") + item.scalar + "` appears twice (expected " + expected + ")");
+    }
+    out[i] = d;
+  }
+  return out;
+}
+
+[[noreturn]] void plan_fail(const MapReader& map, const std::string& key,
+                            const std::string& message) {
+  throw PlanError(map.location(key), message);
+}
+
+std::string str(std::int64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+SourceLocation locate_issue(const MapReader& map, const SpecIssue& issue) {
+  const std::string prefix = map.path().empty() ? "" : map.path() + ".";
+  for (const std::string& key : issue.keys) {
+    if (key.compare(0, prefix.size(), prefix) != 0) continue;
+    const YamlEntry* entry = nullptr;
+    if (find_path(map.node(), key.substr(prefix.size()), &entry) != nullptr) {
+      const YamlMark& m = entry->value->is_null() ? entry->key_mark : entry->value->mark;
+      return location_of(m, key);
+    }
+  }
+  return location_of(map.where(), issue.keys.empty() ? map.path() : issue.keys.front());
+}
+
+PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
+  map.check_keys();
+  PlanSpec p;
+  p.tensor = static_cast<int>(map.opt_int("tensor_parallel", 1, limits::kMaxGpus).value_or(1));
+  p.pipeline = static_cast<int>(map.opt_int("pipeline_parallel", 1, limits::kMaxGpus).value_or(1));
+  given->data = map.has("data_parallel");
+  p.data = static_cast<int>(map.opt_int("data_parallel", 1, limits::kMaxGpus).value_or(0));
+  p.micro_batch_size =
+      static_cast<int>(map.req_int("micro_batch_size", 1, limits::kMaxMicroBatchSize));
+
+  given->global_batch_size = map.has("global_batch_size");
+  given->num_microbatches = map.has("num_microbatches");
+  if (given->global_batch_size && given->num_microbatches) {
+    map.fail("num_microbatches",
+             "give either global_batch_size or num_microbatches, not both (expected exactly one; "
+             "global_batch_size = num_microbatches × micro_batch_size × data_parallel)");
+  }
+  if (!given->global_batch_size && !given->num_microbatches) {
+    map.fail("global_batch_size",
+             "missing required key (expected global_batch_size or num_microbatches)");
+  }
+  p.global_batch_size = static_cast<int>(
+      map.opt_int("global_batch_size", 1, limits::kMaxGlobalBatchSize).value_or(0));
+  p.num_microbatches =
+      static_cast<int>(map.opt_int("num_microbatches", 1, limits::kMaxMicrobatches).value_or(0));
+
+  const std::string schedule =
+      map.opt_choice("schedule", {"gpipe", "1f1b", "interleaved-1f1b"}).value_or("1f1b");
+  parse_schedule(schedule, &p.schedule);
+  p.virtual_stages =
+      static_cast<int>(map.opt_int("virtual_stages", 1, limits::kMaxVirtualStages).value_or(1));
+  p.sequence_parallel = map.opt_bool("sequence_parallel").value_or(false);
+  const std::string recompute =
+      map.opt_choice("recompute", {"none", "selective", "full"}).value_or("none");
+  parse_recompute(recompute, &p.recompute);
+  p.distributed_optimizer = map.opt_bool("distributed_optimizer").value_or(false);
+  p.overlap_grad_reduce = map.opt_bool("overlap_grad_reduce").value_or(false);
+  if (map.has("placement")) p.placement = read_placement(map);
+  const std::string precision =
+      map.opt_choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"}).value_or("bf16");
+  parse_precision(precision, &p.precision);
+  return p;
+}
+
+void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpec& cluster,
+                  const ModelSpec& model, PlanSpec* p) {
+  const std::int64_t cluster_gpus = checked_mul(cluster.nodes, cluster.gpus_per_node);
+  const std::int64_t tp = checked_mul(p->tensor, p->pipeline);
+  if (!given.data) {
+    if (tp < 0 || tp > cluster_gpus) {
+      plan_fail(map, map.has("pipeline_parallel") ? "pipeline_parallel" : "tensor_parallel",
+                "plan uses " + str(tp) + " GPUs but cluster has " + str(cluster_gpus) +
+                    " (tensor " + str(p->tensor) + " × pipeline " + str(p->pipeline) +
+                    ", and data_parallel at least 1)");
+    }
+    p->data = static_cast<int>(cluster_gpus / tp);
+  }
+  for (const SpecIssue& issue : plan_layout_issues(*p, model, cluster)) {
+    throw PlanError(locate_issue(map, issue), issue.message);
+  }
+
+  const std::int64_t per_microbatch = checked_mul(p->micro_batch_size, p->data);
+  if (given.global_batch_size) {
+    if (per_microbatch < 0 || p->global_batch_size % per_microbatch != 0) {
+      plan_fail(map, "global_batch_size",
+                "global_batch_size " + str(p->global_batch_size) +
+                    " is not divisible by micro_batch_size × data_parallel = " +
+                    str(p->micro_batch_size) + " × " + str(p->data) + " = " + str(per_microbatch));
+    }
+    p->num_microbatches = static_cast<int>(p->global_batch_size / per_microbatch);
+  } else {
+    const std::int64_t global = checked_mul(p->num_microbatches, per_microbatch);
+    if (global < 0 || global > limits::kMaxGlobalBatchSize) {
+      plan_fail(map, "num_microbatches",
+                "num_microbatches × micro_batch_size × data_parallel = " +
+                    (global < 0 ? std::string("(overflow)") : str(global)) +
+                    " exceeds the global batch limit of " + str(limits::kMaxGlobalBatchSize));
+    }
+    p->global_batch_size = static_cast<int>(global);
+  }
+  for (const SpecIssue& issue : plan_issues(*p, model, cluster)) {
+    throw PlanError(locate_issue(map, issue), issue.message);
+  }
+}
+
+}  // namespace trident

@@ -1,0 +1,45 @@
+// Converters from checked YAML maps to the typed cluster, model and plan specs.
+#ifndef TRIDENT_CONFIG_SECTION_READERS_H_
+#define TRIDENT_CONFIG_SECTION_READERS_H_
+
+#include "config/checks.h"
+#include "config/cluster.h"
+#include "config/map_reader.h"
+#include "config/model.h"
+#include "config/plan.h"
+
+namespace trident {
+
+// Converts the `cluster` map (path "cluster"): checks keys, types, units and ranges, fills
+// defaults (island_size and nics_per_node = gpus_per_node) and runs cluster_issues.
+// Throws ConfigError located at the offending key.
+ClusterSpec read_cluster(const MapReader& map);
+
+// Converts the `model` map (path "model"), fills defaults (num_query_groups = heads,
+// ffn_hidden_size = 4 × hidden unless swiglu) and runs model_issues. Throws ConfigError.
+ModelSpec read_model(const MapReader& map);
+
+// Which of the plan's derived fields the user wrote.
+struct PlanGiven {
+  bool data = false;
+  bool global_batch_size = false;
+  bool num_microbatches = false;
+};
+
+// Converts the `plan` map (path "plan") field by field, without the cluster or model:
+// data_parallel, global_batch_size and num_microbatches stay 0 unless given. Requires
+// exactly one of global_batch_size and num_microbatches. Throws ConfigError.
+PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given);
+
+// Resolves the plan's defaults on `cluster` and `model` (data_parallel, then the batch
+// field not given) and runs plan_issues. Throws PlanError located at the plan key.
+void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpec& cluster,
+                  const ModelSpec& model, PlanSpec* plan);
+
+// Returns where in `map` (whose path prefixes the issue keys) to point for `issue`: the
+// first of its keys that is written there, else the map itself.
+SourceLocation locate_issue(const MapReader& map, const SpecIssue& issue);
+
+}  // namespace trident
+
+#endif  // TRIDENT_CONFIG_SECTION_READERS_H_

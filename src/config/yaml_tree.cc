@@ -1,0 +1,297 @@
+#include "config/yaml_tree.h"
+
+#include <sys/stat.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace trident {
+
+const YamlEntry* YamlNode::find(const std::string& key) const {
+  for (const YamlEntry& e : entries) {
+    if (e.key == key) return &e;
+  }
+  return nullptr;
+}
+
+YamlEntry* YamlNode::find(const std::string& key) {
+  for (YamlEntry& e : entries) {
+    if (e.key == key) return &e;
+  }
+  return nullptr;
+}
+
+void YamlNode::set(const std::string& key, const YamlMark& key_mark, YamlNodePtr value) {
+  if (YamlEntry* e = find(key)) {
+    e->key_mark = key_mark;
+    e->value = std::move(value);
+    return;
+  }
+  entries.push_back(YamlEntry{key, key_mark, std::move(value)});
+}
+
+bool YamlNode::erase(const std::string& key) {
+  for (auto it = entries.begin(); it != entries.end(); ++it) {
+    if (it->key == key) {
+      entries.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string YamlNode::describe() const {
+  switch (kind) {
+    case Kind::kNull:
+      return "an empty value";
+    case Kind::kScalar:
+      return std::string(quoted ? "the quoted string" : "the value") + " `" + scalar + "`";
+    case Kind::kSequence:
+      return "a list";
+    case Kind::kMap:
+      return "a map";
+  }
+  return "a value";
+}
+
+YamlNodePtr YamlNode::clone() const {
+  auto copy = std::make_shared<YamlNode>(*this);
+  for (YamlNodePtr& item : copy->items) item = item->clone();
+  for (YamlEntry& e : copy->entries) e.value = e.value->clone();
+  return copy;
+}
+
+SourceLocation location_of(const YamlMark& mark, const std::string& key) {
+  SourceLocation loc;
+  loc.file = mark.file;
+  loc.line = mark.line;
+  loc.column = mark.column;
+  loc.key = key;
+  return loc;
+}
+
+std::vector<std::string> split_key_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : path) {
+    if (c == '.') {
+      parts.push_back(part);
+      part.clear();
+    } else {
+      part += c;
+    }
+  }
+  parts.push_back(part);
+  return parts;
+}
+
+const YamlNode* find_path(const YamlNode& root, const std::string& path,
+                          const YamlEntry** entry_out) {
+  const YamlNode* node = &root;
+  const YamlEntry* entry = nullptr;
+  for (const std::string& part : split_key_path(path)) {
+    entry = node->find(part);
+    if (entry == nullptr) return nullptr;
+    node = entry->value.get();
+  }
+  if (entry_out != nullptr) *entry_out = entry;
+  return node;
+}
+
+namespace {
+
+// Builds a YamlNode tree from parser events.
+class TreeBuilder : public YAML::EventHandler {
+ public:
+  explicit TreeBuilder(std::string file) : file_(std::move(file)) {}
+
+  YamlNodePtr root() const { return root_; }
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto node = make(YamlNode::Kind::kNull, mark);
+    remember(anchor, node);
+    add(node);
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) throw syntax(mark, "unknown alias");
+    add(it->second->clone());
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    auto node = make(YamlNode::Kind::kScalar, mark);
+    node->scalar = value;
+    // yaml-cpp gives plain scalars the non-specific tag "?" and quoted ones "!".
+    node->quoted = (tag == "!" || tag == "tag:yaml.org,2002:str");
+    remember(anchor, node);
+    add(node);
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(make(YamlNode::Kind::kSequence, mark), anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(make(YamlNode::Kind::kMap, mark), anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+ private:
+  struct Frame {
+    YamlNodePtr node;
+    YAML::anchor_t anchor = 0;
+    bool has_key = false;  // maps: a key was read and waits for its value
+    std::string key;
+    YamlMark key_mark;
+  };
+
+  YamlMark to_mark(const YAML::Mark& m) const {
+    YamlMark out;
+    out.file = file_;
+    if (!m.is_null()) {
+      out.line = m.line + 1;
+      out.column = m.column + 1;
+    }
+    return out;
+  }
+
+  ConfigError syntax(const YAML::Mark& m, const std::string& what) const {
+    return ConfigError(location_of(to_mark(m), ""), "YAML syntax error: " + what);
+  }
+
+  YamlNodePtr make(YamlNode::Kind kind, const YAML::Mark& mark) const {
+    auto node = std::make_shared<YamlNode>();
+    node->kind = kind;
+    node->mark = to_mark(mark);
+    return node;
+  }
+
+  void remember(YAML::anchor_t anchor, const YamlNodePtr& node) {
+    if (anchor != 0) anchors_[anchor] = node;
+  }
+
+  void open(YamlNodePtr node, YAML::anchor_t anchor) {
+    Frame frame;
+    frame.node = std::move(node);
+    frame.anchor = anchor;
+    stack_.push_back(std::move(frame));
+  }
+
+  void close() {
+    Frame frame = std::move(stack_.back());
+    stack_.pop_back();
+    remember(frame.anchor, frame.node);
+    add(frame.node);
+  }
+
+  // Attaches a finished node to the open container (or makes it the root).
+  void add(const YamlNodePtr& node) {
+    if (stack_.empty()) {
+      root_ = node;
+      return;
+    }
+    Frame& top = stack_.back();
+    if (top.node->is_sequence()) {
+      top.node->items.push_back(node);
+      return;
+    }
+    if (!top.has_key) {
+      if (!node->is_scalar()) {
+        throw ConfigError(
+            location_of(node->mark, ""),
+            "YAML syntax error: a map key must be a plain name, got " + node->describe());
+      }
+      if (const YamlEntry* first = top.node->find(node->scalar)) {
+        std::string path;
+        for (const Frame& f : stack_) {
+          if (f.node->is_map() && f.has_key) path += f.key + ".";
+        }
+        throw ConfigError(location_of(node->mark, path + node->scalar),
+                          "duplicate key (first given at line " +
+                              std::to_string(first->key_mark.line) + "; remove one)");
+      }
+      top.has_key = true;
+      top.key = node->scalar;
+      top.key_mark = node->mark;
+      return;
+    }
+    top.node->entries.push_back(YamlEntry{top.key, top.key_mark, node});
+    top.has_key = false;
+  }
+
+  std::string file_;
+  YamlNodePtr root_;
+  std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, YamlNodePtr> anchors_;
+};
+
+}  // namespace
+
+YamlNodePtr parse_yaml(const std::string& text, const std::string& file) {
+  std::istringstream in(text);
+  TreeBuilder builder(file);
+  try {
+    YAML::Parser parser(in);
+    if (!parser.HandleNextDocument(builder)) {
+      auto empty = std::make_shared<YamlNode>();
+      empty->mark.file = file;
+      return empty;
+    }
+    TreeBuilder second(file);
+    if (parser.HandleNextDocument(second)) {
+      YamlMark m = second.root() ? second.root()->mark : YamlMark{file, 0, 0};
+      throw ConfigError(location_of(m, ""),
+                        "YAML syntax error: more than one document (expected a single map)");
+    }
+  } catch (const YAML::Exception& e) {
+    SourceLocation loc;
+    loc.file = file;
+    if (!e.mark.is_null()) {
+      loc.line = e.mark.line + 1;
+      loc.column = e.mark.column + 1;
+    }
+    throw ConfigError(loc, "YAML syntax error: " + e.msg);
+  }
+  YamlNodePtr root = builder.root();
+  if (!root) {
+    root = std::make_shared<YamlNode>();
+    root->mark.file = file;
+  }
+  return root;
+}
+
+YamlNodePtr load_yaml_file(const std::string& path, const std::string& display_path) {
+  SourceLocation where;
+  where.file = display_path;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    throw ConfigError(where, std::string("cannot open file: ") + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    throw ConfigError(where, "cannot open file: it is a directory (expected a YAML file)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ConfigError(where, std::string("cannot open file: ") + std::strerror(errno));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_yaml(buffer.str(), display_path);
+}
+
+}  // namespace trident
