@@ -139,10 +139,11 @@ TEST_CASE("same input, same output", "[engine][determinism]") {
 }
 
 TEST_CASE("inter-node tensor parallelism is slower than intra-node", "[engine][placement]") {
-  Scenario sc = scenario(a100_cluster(2), gpt_model(8, 4096, 32, 2048, 32000),
-                         plan(8, 2, 1, 1, 8, ScheduleKind::k1F1B));
+  // t = 8 on 8 nodes: inside one node, or one rank per node.
+  Scenario sc = scenario(a100_cluster(8), gpt_model(8, 4096, 32, 2048, 32000),
+                         plan(8, 1, 8, 1, 4, ScheduleKind::k1F1B));
   const Report intra = simulate(sc, Fidelity::kFast);
-  sc.plan.placement = {ParallelDim::kPipeline, ParallelDim::kTensor, ParallelDim::kData};
+  sc.plan.placement = {ParallelDim::kData, ParallelDim::kTensor, ParallelDim::kPipeline};
   const Report inter = simulate(sc, Fidelity::kFast);
   CHECK(inter.step_time_s > 1.2 * intra.step_time_s);
   CHECK(inter.tp_comm_exposed_s > 2 * intra.tp_comm_exposed_s);

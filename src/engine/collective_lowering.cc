@@ -1,5 +1,6 @@
 #include "engine/collective_lowering.h"
 
+#include <algorithm>
 #include <map>
 
 namespace trident {
@@ -69,6 +70,28 @@ std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vect
   ring_steps(inter, op_steps(op, k), bytes / (double(c) * k), opt, &out);
   if (op != CollectiveOp::kReduceScatter) ring_steps(intra, c - 1, bytes / c, opt, &out);
   return out;
+}
+
+double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
+                            double efficiency) {
+  if (n < 2) return 0;
+  return 2.0 * (n - 1) * (latency + bytes / (n * bandwidth * efficiency));
+}
+
+FusedPass fuse_pass(const Pass& pass, int t, const NvlinkSpec& nvl) {
+  FusedPass f;
+  for (const Segment& seg : pass.segments) {
+    f.duration += seg.compute_s;
+    if (seg.tp_bytes > 0 && t > 1) {
+      const double ar =
+          ring_all_reduce_time(t, seg.tp_bytes, nvl.latency, nvl.bandwidth, nvl.protocol_efficiency);
+      f.duration += std::max(ar, seg.overlap_s);
+      f.tp_exposed += std::max(0.0, ar - seg.overlap_s);
+    } else {
+      f.duration += seg.overlap_s;
+    }
+  }
+  return f;
 }
 
 }  // namespace trident

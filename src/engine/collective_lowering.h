@@ -15,6 +15,9 @@
 #include <functional>
 #include <vector>
 
+#include "config/cluster.h"
+#include "workload/stage_work.h"
+
 namespace trident {
 
 struct Flow {
@@ -41,6 +44,23 @@ struct LoweringOptions {
 std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vector<int>>& groups,
                                     double bytes, const std::function<int(int)>& island_of,
                                     const LoweringOptions& options);
+
+// Returns the closed-form time of a ring all-reduce of `bytes` over `n` GPUs whose every
+// transfer crosses one route of `latency` and `bandwidth` at protocol `efficiency`:
+// 2(n-1) * (latency + bytes / (n * bandwidth * efficiency)). It equals the lowered, simulated
+// all-reduce when nothing else shares the links.
+double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
+                            double efficiency);
+
+// A pass with its TP all-reduces in closed form: what the engine executes for a pass when TP
+// groups sit alone on their NVLink links.
+struct FusedPass {
+  double duration = 0;    // compute plus the exposed part of every all-reduce
+  double tp_exposed = 0;  // exposed all-reduce time (beyond the compute overlapping it)
+};
+
+// Returns the closed-form time of `pass` on a TP group of `t` GPUs in one island.
+FusedPass fuse_pass(const Pass& pass, int t, const NvlinkSpec& nvlink);
 
 }  // namespace trident
 

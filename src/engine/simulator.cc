@@ -33,12 +33,6 @@ struct Rendezvous {
   sg4::SemaphorePtr done;
 };
 
-// Per-pass constants for the fused path.
-struct FusedPass {
-  double duration = 0;  // compute plus exposed closed-form TP time
-  double tp_exposed = 0;
-};
-
 // One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
 struct ActorState {
   ActorTimeline* tl = nullptr;
@@ -81,7 +75,6 @@ class StepSimulation {
     ++activities_;
     sg4::this_actor::execute(seconds * host_speed_);
   }
-  FusedPass fuse(const Pass& pass) const;
   // Tensor ranks whose bytes this actor moves: its own, or its whole group's.
   std::vector<int> tensor_ranks(const ActorState& a) const {
     if (full_) return {a.tp};
@@ -108,23 +101,6 @@ class StepSimulation {
   std::map<std::tuple<int, int, int>, Rendezvous> rendezvous_;
   std::vector<FusedPass> fused_fwd_, fused_bwd_;
 };
-
-FusedPass StepSimulation::fuse(const Pass& pass) const {
-  FusedPass f;
-  const NvlinkSpec& nvl = sc_.cluster.nvlink;
-  for (const Segment& seg : pass.segments) {
-    f.duration += seg.compute_s;
-    if (seg.tp_bytes > 0 && t_ > 1) {
-      const double ar = ring_all_reduce_time(t_, seg.tp_bytes, nvl.latency, nvl.bandwidth,
-                                             nvl.protocol_efficiency);
-      f.duration += std::max(ar, seg.overlap_s);
-      f.tp_exposed += std::max(0.0, ar - seg.overlap_s);
-    } else {
-      f.duration += seg.overlap_s;
-    }
-  }
-  return f;
-}
 
 double StepSimulation::collective(ActorState& a, CollKind kind, double bytes) {
   const double start = sg4::Engine::get_clock();
@@ -257,8 +233,8 @@ Timeline StepSimulation::run() {
   platform_ = std::make_unique<Platform>(sc_.cluster, host_speed_, gpus);
 
   for (const StageWork& st : w_.stages) {
-    fused_fwd_.push_back(fuse(st.forward));
-    fused_bwd_.push_back(fuse(st.backward));
+    fused_fwd_.push_back(fuse_pass(st.forward, t_, sc_.cluster.nvlink));
+    fused_bwd_.push_back(fuse_pass(st.backward, t_, sc_.cluster.nvlink));
   }
   const int tensor_actors = full_ ? t_ : 1;
   const int count = p_ * d_ * tensor_actors;
@@ -315,12 +291,6 @@ bool parse_fidelity(const std::string& name, Fidelity* out) {
     return false;
   }
   return true;
-}
-
-double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
-                            double efficiency) {
-  if (n < 2) return 0;
-  return 2.0 * (n - 1) * (latency + bytes / (n * bandwidth * efficiency));
 }
 
 Timeline simulate_step(const Scenario& scenario, const Workload& workload,

@@ -37,12 +37,6 @@ struct SimOptions {
 Timeline simulate_step(const Scenario& scenario, const Workload& workload,
                        const std::vector<StageProgram>& programs, const SimOptions& options);
 
-// Returns the closed-form time of a ring all-reduce of `bytes` over `n` GPUs whose every
-// transfer crosses one route of `latency` and `bandwidth` (protocol efficiency applied):
-// 2(n-1) * (latency + bytes / (n * bandwidth * efficiency)).
-double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
-                            double efficiency);
-
 }  // namespace trident
 
 #endif  // TRIDENT_ENGINE_SIMULATOR_H_

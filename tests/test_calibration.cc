@@ -1,0 +1,52 @@
+// The shipped GPU and NVLink parameters against published measurements
+// (shared/reference/calibration.md): Korthikanti et al. 2022 Table 4 and nccl-tests busbw.
+#include <catch2/catch.hpp>
+
+#include "config/scenario.h"
+#include "engine/collective_lowering.h"
+#include "test_support.h"
+#include "workload/stage_work.h"
+
+using namespace trident;
+using namespace trident::testing;
+
+namespace {
+
+struct Row {
+  const char* name;
+  Recompute recompute;
+  double forward_ms, backward_ms;
+};
+
+}  // namespace
+
+TEST_CASE("one 22B layer matches Table 4 of Korthikanti et al. within 10 %", "[calibration]") {
+  const Row rows[] = {
+      {"baseline", Recompute::kNone, 7.7, 11.9},
+      {"full recompute", Recompute::kFull, 7.7, 19.5},
+      {"selective recompute", Recompute::kSelective, 7.7, 13.2},
+  };
+  for (const Row& row : rows) {
+    Scenario sc = load_scenario(source_path("tests/data/table4-22b.yaml"), {});
+    sc.plan.recompute = row.recompute;
+    const Workload w = build_workload(sc);
+    const StageWork& layer = w.stages[10];
+    REQUIRE(layer.num_layers == 1);
+    const double fwd = fuse_pass(layer.forward, 8, sc.cluster.nvlink).duration * 1e3;
+    const double bwd = fuse_pass(layer.backward, 8, sc.cluster.nvlink).duration * 1e3;
+    INFO(row.name << ": forward " << fwd << " ms, backward " << bwd << " ms");
+    CHECK(fwd == Approx(row.forward_ms).epsilon(0.10));
+    CHECK(bwd == Approx(row.backward_ms).epsilon(0.10));
+    CHECK(fwd + bwd == Approx(row.forward_ms + row.backward_ms).epsilon(0.10));
+  }
+}
+
+TEST_CASE("8 x A100 all-reduce bus bandwidth is 200-235 GB/s for large messages", "[calibration]") {
+  const Scenario sc = load_scenario(source_path("tests/data/table4-22b.yaml"), {});
+  const NvlinkSpec& nvl = sc.cluster.nvlink;
+  const double S = 1024.0 * 1024 * 1024;
+  const double busbw = S / ring_all_reduce_time(8, S, nvl.latency, nvl.bandwidth,
+                                                nvl.protocol_efficiency) * 2 * 7 / 8;
+  CHECK(busbw > 200e9);
+  CHECK(busbw < 235e9);
+}
