@@ -1,0 +1,176 @@
+// End-to-end tests of the trident binary: the shipped scenario, output formats, determinism,
+// and every bad input of the corpus through `trident simulate` (exit 2, one located message).
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs `trident ARGS` from the source directory, capturing stdout, stderr and exit code.
+Result trident(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string err_file =
+      std::filesystem::temp_directory_path() / ("trident_cli_test_" + std::to_string(::getpid()) +
+                                                "_" + std::to_string(counter++) + ".err");
+  std::string cmd = "cd " + quote(TRIDENT_SOURCE_DIR) + " && " + quote(TRIDENT_BINARY);
+  for (const std::string& a : args) cmd += " " + quote(a);
+  cmd += " 2>" + quote(err_file);
+  Result r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = read_file(err_file);
+  std::filesystem::remove(err_file);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("the shipped GPT-3 175B scenario reports every key, plausibly", "[cli][e2e]") {
+  const Result r = trident({"simulate", "scenarios/gpt3-175b-3d.yaml", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key :
+       {"step_time_s", "bubble_fraction", "compute_utilization", "mfu", "hfu",
+        "model_tflops_per_gpu", "tokens_per_s", "tp_comm_exposed_s", "pp_comm_exposed_s",
+        "dp_comm_exposed_s", "peak_memory_gib", "fits_in_memory", "gpus", "stages"}) {
+    INFO(key);
+    CHECK(j.contains(key));
+  }
+  CHECK(j["gpus"] == 1024);
+  CHECK(j["num_microbatches"] == 96);
+  CHECK(j["step_time_s"].get<double>() > 0);
+  CHECK(j["bubble_fraction"].get<double>() > 0);
+  CHECK(j["bubble_fraction"].get<double>() < 1);
+  CHECK(j["mfu"].get<double>() > 0);
+  CHECK(j["mfu"].get<double>() < 1);
+  CHECK(j["hfu"].get<double>() >= j["mfu"].get<double>());
+  CHECK(j["compute_utilization"].get<double>() < 1);
+  CHECK(j["fits_in_memory"] == true);
+  CHECK(j["tp_comm_exposed_s"].get<double>() > 0);
+  CHECK(j["dp_comm_exposed_s"].get<double>() > 0);
+  REQUIRE(j["stages"].size() == 8);
+  for (const auto& s : j["stages"]) CHECK(s["num_layers"] == 12);
+  // tokens/s = global batch x sequence / step time.
+  CHECK(j["tokens_per_s"].get<double>() ==
+        Approx(1536.0 * 2048 / j["step_time_s"].get<double>()));
+}
+
+TEST_CASE("same input gives byte-identical output", "[cli][determinism]") {
+  for (const char* format : {"table", "json", "csv"}) {
+    const Result a = trident({"simulate", "scenarios/tiny.yaml", "--format", format});
+    const Result b = trident({"simulate", "scenarios/tiny.yaml", "--format", format});
+    REQUIRE(a.code == 0);
+    CHECK(a.out == b.out);
+  }
+}
+
+TEST_CASE("csv prints a header and one row of scalar keys", "[cli]") {
+  const Result r = trident({"simulate", "scenarios/tiny.yaml", "--format", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
+  CHECK(r.out.rfind("step_time_s,bubble_fraction,", 0) == 0);
+}
+
+TEST_CASE("--set overrides a field after files are loaded", "[cli]") {
+  const Result base = trident({"simulate", "scenarios/tiny.yaml", "--format", "json"});
+  const Result more = trident({"simulate", "scenarios/tiny.yaml", "--format", "json", "--set",
+                               "plan.num_microbatches=32"});
+  REQUIRE(base.code == 0);
+  REQUIRE(more.code == 0);
+  const auto a = nlohmann::json::parse(base.out), b = nlohmann::json::parse(more.out);
+  CHECK(b["num_microbatches"] == 32);
+  CHECK(b["bubble_fraction"].get<double>() < a["bubble_fraction"].get<double>());
+}
+
+TEST_CASE("full fidelity runs from the command line", "[cli]") {
+  const Result r =
+      trident({"simulate", "scenarios/tiny.yaml", "--format", "json", "--fidelity", "full"});
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["fidelity"] == "full");
+}
+
+TEST_CASE("bad command lines exit 2 with one message", "[cli][bad_inputs]") {
+  struct Case {
+    std::vector<std::string> args;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {{"simulate"}, "missing SCENARIO"},
+      {{"simulate", "scenarios/tiny.yaml", "--format", "xml"}, "--format must be"},
+      {{"simulate", "scenarios/tiny.yaml", "--fidelity", "exact"}, "--fidelity must be"},
+      {{"simulate", "scenarios/tiny.yaml", "--bogus"}, "unrecognised option"},
+      {{"simulate", "no/such/file.yaml"}, "no/such/file.yaml"},
+      {{"frobnicate"}, "unknown command"},
+      {{"simulate", "scenarios/tiny.yaml", "--set", "plan.tensor_paralel=2"}, "did you mean"},
+  };
+  for (const Case& c : cases) {
+    const Result r = trident(c.args);
+    INFO(c.args.back() << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.fragment) != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  CHECK(trident({"simulate", "--help"}).code == 0);
+  CHECK(trident({"--help"}).code == 0);
+}
+
+TEST_CASE("every corpus input fails `trident simulate` with exit 2 before simulating",
+          "[cli][bad_inputs]") {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(TRIDENT_SOURCE_DIR) / "tests/bad_inputs")) {
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 25);
+  for (const fs::path& file : files) {
+    std::ifstream in(file);
+    std::string line, expect;
+    std::vector<std::string> args = {"simulate", fs::relative(file, TRIDENT_SOURCE_DIR).string()};
+    std::getline(in, line);
+    REQUIRE(line.rfind("# expect: ", 0) == 0);
+    expect = line.substr(10);
+    while (std::getline(in, line) && line.rfind("# ", 0) == 0) {
+      if (line.rfind("# set: ", 0) == 0) {
+        args.push_back("--set");
+        args.push_back(line.substr(7));
+      }
+    }
+    const Result r = trident(args);
+    INFO(file.filename().string() << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(expect) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.out.empty());
+  }
+}
