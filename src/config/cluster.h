@@ -18,10 +18,10 @@ double precision_bytes(Precision p);
 // Compute model parameters of a GPU (see workload/compute_model.h for how they are used).
 // Fitted once per GPU type on measured data; never per scenario.
 struct ComputeEfficiency {
-  double gemm = 0.75;             // fraction of peak that large GEMMs reach
-  double gemm_half_flops = 2e9;   // GEMM size (FLOP) at which efficiency is half of `gemm`
-  double memory = 0.8;            // fraction of HBM bandwidth memory-bound kernels reach
-  double kernel_overhead_s = 0;   // fixed cost per kernel (launch, tail)
+  double gemm = 0.75;            // fraction of peak that large GEMMs reach
+  double gemm_half_flops = 2e9;  // GEMM size (FLOP) at which efficiency is half of `gemm`
+  double memory = 0.8;           // fraction of HBM bandwidth memory-bound kernels reach
+  double kernel_overhead_s = 0;  // fixed cost per kernel (launch, tail)
 };
 
 struct GpuSpec {
@@ -34,9 +34,9 @@ struct GpuSpec {
 
 // GPUs joined by NVSwitch: one full-duplex link per GPU to a non-blocking switch.
 struct NvlinkSpec {
-  int island_size = 0;      // GPUs per island; a multiple or divisor of gpus_per_node
-  double bandwidth = 0;     // bytes/s per GPU per direction
-  double latency = 0;       // s, GPU to GPU
+  int island_size = 0;               // GPUs per island; a multiple or divisor of gpus_per_node
+  double bandwidth = 0;              // bytes/s per GPU per direction
+  double latency = 0;                // s, GPU to GPU
   double protocol_efficiency = 1.0;  // achieved fraction of link bandwidth for bulk transfers
 };
 
@@ -47,8 +47,8 @@ const char* topology_name(Topology t);
 struct NetworkSpec {
   Topology topology = Topology::kFatTree;
   int nics_per_node = 1;
-  double nic_bandwidth = 0;  // bytes/s per NIC per direction
-  double latency = 0;        // s, GPU to GPU across the fabric
+  double nic_bandwidth = 0;     // bytes/s per NIC per direction
+  double latency = 0;           // s, GPU to GPU across the fabric
   double oversubscription = 1;  // fat tree: leaf downlink / uplink capacity ratio (>= 1)
   int nodes_per_leaf = 16;      // fat tree: nodes below one leaf switch group
   double protocol_efficiency = 1.0;

@@ -12,11 +12,11 @@ struct ModelSpec {
   int num_layers = 0;
   int hidden_size = 0;
   int num_attention_heads = 0;
-  int num_query_groups = 0;     // = num_attention_heads unless grouped-query attention
+  int num_query_groups = 0;          // = num_attention_heads unless grouped-query attention
   std::int64_t ffn_hidden_size = 0;  // = 4 * hidden_size unless given
   int seq_length = 0;
   std::int64_t vocab_size = 0;
-  bool swiglu = false;          // gated MLP with three weight matrices (Llama)
+  bool swiglu = false;                      // gated MLP with three weight matrices (Llama)
   bool learned_position_embeddings = true;  // false for rotary (RoPE) models
 
   int head_dim() const { return hidden_size / num_attention_heads; }

@@ -23,10 +23,10 @@ bool parse_parallel_dim(const std::string& name, ParallelDim* out);
 struct PlanSpec {
   int tensor = 1;
   int pipeline = 1;
-  int data = 1;                 // resolved: default gpus / (tensor * pipeline)
+  int data = 1;  // resolved: default gpus / (tensor * pipeline)
   int micro_batch_size = 1;
-  int global_batch_size = 0;    // resolved: = num_microbatches * micro_batch_size * data
-  int num_microbatches = 0;     // per pipeline; resolved from global_batch_size if not given
+  int global_batch_size = 0;  // resolved: = num_microbatches * micro_batch_size * data
+  int num_microbatches = 0;   // per pipeline; resolved from global_batch_size if not given
   ScheduleKind schedule = ScheduleKind::k1F1B;
   int virtual_stages = 1;
   bool sequence_parallel = false;
