@@ -65,10 +65,17 @@ class StepSimulation {
   void recv(ActorState& a, int from_pp, const sg4::SemaphorePtr& channel, int mb);
   // Runs (or joins) a collective; returns the time this actor spent in it.
   double collective(ActorState& a, CollKind kind, double bytes);
-  void record(ActorState& a, IntervalKind kind, double start, int mb) {
-    if (opt_.record_intervals) {
-      a.tl->intervals.push_back({start, sg4::Engine::get_clock(), kind, mb});
-    }
+  // Records [start, now) as `kind`; returns the interval to add details to, or nullptr when
+  // intervals are not recorded.
+  Interval* record(ActorState& a, IntervalKind kind, double start, int mb) {
+    if (!opt_.record_intervals) return nullptr;
+    Interval iv;
+    iv.start = start;
+    iv.end = sg4::Engine::get_clock();
+    iv.kind = kind;
+    iv.microbatch = mb;
+    a.tl->intervals.push_back(iv);
+    return &a.tl->intervals.back();
   }
   void compute(double seconds) {
     if (seconds <= 0) return;
@@ -131,7 +138,11 @@ double StepSimulation::collective(ActorState& a, CollKind kind, double bytes) {
                &activities_);
     for (int i = 1; i < participants; ++i) done->release();
   }
-  record(a, kind == CollKind::kTensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, -1);
+  if (Interval* iv = record(a, kind == CollKind::kTensor ? IntervalKind::kTpComm
+                                                         : IntervalKind::kDpComm,
+                            start, -1)) {
+    iv->bytes = bytes;
+  }
   return sg4::Engine::get_clock() - start;
 }
 
@@ -172,7 +183,9 @@ void StepSimulation::recv(ActorState& a, int from_pp, const sg4::SemaphorePtr& c
   channel->acquire();  // the neighbour has produced this micro-batch
   const double ready = sg4::Engine::get_clock();
   a.tl->pp_wait_s += ready - start;
-  if (ready > start) record(a, IntervalKind::kPpWait, start, mb);
+  if (ready > start) {
+    if (Interval* iv = record(a, IntervalKind::kPpWait, start, mb)) iv->peer_stage = from_pp;
+  }
   // The transfer starts once both sides are ready (rendezvous), one flow per tensor rank.
   const double bytes = w_.stages[a.pp].p2p_bytes;
   std::vector<Flow> flows;
@@ -180,7 +193,10 @@ void StepSimulation::recv(ActorState& a, int from_pp, const sg4::SemaphorePtr& c
     flows.push_back({ranks_.gpu(r, a.dp, from_pp), ranks_.gpu(r, a.dp, a.pp), bytes});
   run_flows(*platform_, flows, &activities_);
   a.tl->pp_exposed_s += sg4::Engine::get_clock() - ready;
-  record(a, IntervalKind::kPpComm, ready, mb);
+  if (Interval* iv = record(a, IntervalKind::kPpComm, ready, mb)) {
+    iv->peer_stage = from_pp;
+    iv->bytes = bytes;
+  }
 }
 
 void StepSimulation::actor_main(ActorState& a) {

@@ -24,6 +24,10 @@ struct Interval {
   double end = 0;
   IntervalKind kind = IntervalKind::kForward;
   std::int32_t microbatch = -1;
+  std::int16_t chunk = 0;        // model chunk (virtual stage) of a pass or transfer
+  std::int16_t peer_stage = -1;  // kPpWait, kPpComm: the stage this actor receives from
+  std::int32_t bucket = -1;      // kDpComm: gradient bucket; -1 when reduced all at once
+  double bytes = 0;              // kTpComm, kPpComm, kDpComm: payload per GPU
 };
 
 struct ActorTimeline {
