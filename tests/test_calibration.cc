@@ -30,7 +30,7 @@ TEST_CASE("one 22B layer matches Table 4 of Korthikanti et al. within 10 %", "[c
     Scenario sc = load_scenario(source_path("tests/data/table4-22b.yaml"), {});
     sc.plan.recompute = row.recompute;
     const Workload w = build_workload(sc);
-    const StageWork& layer = w.stages[10];
+    const ChunkWork& layer = w.stages[10].chunks[0];
     REQUIRE(layer.num_layers == 1);
     const double fwd = fuse_pass(layer.forward, 8, sc.cluster.nvlink).duration * 1e3;
     const double bwd = fuse_pass(layer.backward, 8, sc.cluster.nvlink).duration * 1e3;

@@ -44,7 +44,7 @@ TEST_CASE("every stage runs each micro-batch forward and backward once", "[sched
           CHECK(count(prog, InstrKind::kSendActivation) == (s < p - 1 ? m : 0));
           CHECK(count(prog, InstrKind::kRecvGradient) == (s < p - 1 ? m : 0));
           CHECK(count(prog, InstrKind::kSendGradient) == (s > 0 ? m : 0));
-          CHECK(count(prog, InstrKind::kDpAllReduce) == 1);
+          CHECK(count(prog, InstrKind::kDpGradReduce) == 1);
           CHECK(prog.instrs.back().kind == InstrKind::kOptimizer);
           // Micro-batches go forward and backward in order (FIFO channels).
           int next_f = 0, next_b = 0;

@@ -79,12 +79,12 @@ TEST_CASE("each layer has two TP all-reduces forward and two backward", "[worklo
                          plan(4, 2, 1, 1, 4, ScheduleKind::k1F1B));
   const Workload w = build_workload(sc);
   // Stage 0: embedding all-reduce + 2 per layer; last stage: 2 per layer + 2 cross-entropy.
-  CHECK(w.stages[0].forward.collectives == 1 + 2 * 4);
-  CHECK(w.stages[1].forward.collectives == 2 * 4 + 2);
-  CHECK(w.stages[0].backward.collectives == 2 * 4);
-  CHECK(w.stages[1].backward.collectives == 2 * 4 + 1);
+  CHECK(w.stages[0].chunks[0].forward.collectives == 1 + 2 * 4);
+  CHECK(w.stages[1].chunks[0].forward.collectives == 2 * 4 + 2);
+  CHECK(w.stages[0].chunks[0].backward.collectives == 2 * 4);
+  CHECK(w.stages[1].chunks[0].backward.collectives == 2 * 4 + 1);
   const double bsh_bytes = 1.0 * 512 * 1024 * 2;
-  CHECK(w.stages[0].backward.tp_bytes == Approx(8 * bsh_bytes));
+  CHECK(w.stages[0].chunks[0].backward.tp_bytes == Approx(8 * bsh_bytes));
 }
 
 TEST_CASE("activation memory per layer equals Korthikanti's formulas", "[workload][memory]") {
@@ -96,7 +96,7 @@ TEST_CASE("activation memory per layer equals Korthikanti's formulas", "[workloa
     sc.plan.recompute = r;
     const Workload w = build_workload(sc);
     // A middle stage holds only transformer layers.
-    return w.stages[3].memory.activations_per_microbatch / w.stages[3].num_layers;
+    return w.stages[3].chunks[0].activation_bytes / w.stages[3].num_layers;
   };
   CHECK(per_layer(Recompute::kNone) == Approx(sbh * (10 + 24 / t + 5 * a * s / (h * t))));
   CHECK(per_layer(Recompute::kSelective) == Approx(sbh * (10 + 24 / t)));

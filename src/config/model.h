@@ -18,6 +18,8 @@ struct ModelSpec {
   std::int64_t vocab_size = 0;
   bool swiglu = false;                      // gated MLP with three weight matrices (Llama)
   bool learned_position_embeddings = true;  // false for rotary (RoPE) models
+  // Separate output (logits) matrix instead of reusing the word embeddings (Llama).
+  bool untie_embeddings_and_output_weights = false;
 
   int head_dim() const { return hidden_size / num_attention_heads; }
 };

@@ -3,7 +3,9 @@
 #define TRIDENT_CONFIG_PLAN_H_
 
 #include <array>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config/cluster.h"
 
@@ -37,6 +39,12 @@ struct PlanSpec {
   std::array<ParallelDim, 3> placement{ParallelDim::kTensor, ParallelDim::kData,
                                        ParallelDim::kPipeline};
   Precision precision = Precision::kBf16;
+  // Layers of each virtual pipeline stage, in model order (chunk c of stage s is virtual stage
+  // c * pipeline + s); size pipeline * virtual_stages. Empty: an even split.
+  std::vector<int> pipeline_layers;
+  // Parameters per gradient bucket when overlap_grad_reduce is on; 0: Megatron's default,
+  // max(40M, 1M x data_parallel).
+  std::int64_t grad_bucket_size = 0;
 
   int gpus() const { return tensor * pipeline * data; }
 };

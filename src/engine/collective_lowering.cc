@@ -78,19 +78,23 @@ double ring_all_reduce_time(int n, double bytes, double latency, double bandwidt
   return 2.0 * (n - 1) * (latency + bytes / (n * bandwidth * efficiency));
 }
 
+double ring_collective_time(CollectiveOp op, int n, double bytes, double latency, double bandwidth,
+                            double efficiency) {
+  const double all_reduce = ring_all_reduce_time(n, bytes, latency, bandwidth, efficiency);
+  return op == CollectiveOp::kAllReduce ? all_reduce : all_reduce / 2;
+}
+
+double fuse_segment(const Segment& seg, int t, const NvlinkSpec& nvl, double* exposed) {
+  if (seg.tp_bytes <= 0 || t < 2) return seg.compute_s + seg.overlap_s;
+  const double comm = ring_collective_time(seg.tp_op, t, seg.tp_bytes, nvl.latency, nvl.bandwidth,
+                                           nvl.protocol_efficiency);
+  *exposed += std::max(0.0, comm - seg.overlap_s);
+  return seg.compute_s + std::max(comm, seg.overlap_s);
+}
+
 FusedPass fuse_pass(const Pass& pass, int t, const NvlinkSpec& nvl) {
   FusedPass f;
-  for (const Segment& seg : pass.segments) {
-    f.duration += seg.compute_s;
-    if (seg.tp_bytes > 0 && t > 1) {
-      const double ar =
-          ring_all_reduce_time(t, seg.tp_bytes, nvl.latency, nvl.bandwidth, nvl.protocol_efficiency);
-      f.duration += std::max(ar, seg.overlap_s);
-      f.tp_exposed += std::max(0.0, ar - seg.overlap_s);
-    } else {
-      f.duration += seg.overlap_s;
-    }
-  }
+  for (const Segment& seg : pass.segments) f.duration += fuse_segment(seg, t, nvl, &f.tp_exposed);
   return f;
 }
 

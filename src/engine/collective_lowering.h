@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "config/cluster.h"
+#include "core/collective_op.h"
 #include "workload/stage_work.h"
 
 namespace trident {
@@ -30,8 +31,6 @@ struct Phase {
   std::vector<Flow> flows;
   int steps = 1;
 };
-
-enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather };
 
 struct LoweringOptions {
   bool collapse_steps = true;  // false: one phase per ring step (validation mode)
@@ -52,6 +51,11 @@ std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vect
 double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
                             double efficiency);
 
+// Returns the closed-form ring time of `op` on a buffer of `bytes`: the all-reduce above, or
+// (n-1) * (latency + bytes / (n * bandwidth * efficiency)) for reduce-scatter and all-gather.
+double ring_collective_time(CollectiveOp op, int n, double bytes, double latency, double bandwidth,
+                            double efficiency);
+
 // A pass with its TP all-reduces in closed form: what the engine executes for a pass when TP
 // groups sit alone on their NVLink links.
 struct FusedPass {
@@ -61,6 +65,8 @@ struct FusedPass {
 
 // Returns the closed-form time of `pass` on a TP group of `t` GPUs in one island.
 FusedPass fuse_pass(const Pass& pass, int t, const NvlinkSpec& nvlink);
+// Returns the closed-form time of one segment, adding its exposed collective time to *exposed.
+double fuse_segment(const Segment& seg, int t, const NvlinkSpec& nvlink, double* exposed);
 
 }  // namespace trident
 

@@ -1,15 +1,14 @@
 #include "engine/simulator.h"
 
-#include <algorithm>
-#include <cmath>
-#include <map>
-#include <memory>
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
+
+#include <algorithm>
+#include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 
@@ -26,8 +25,9 @@ namespace {
 
 enum class CollKind { kTensor, kData };
 
-// A collective in progress: participants arrive one by one; the last one drives the flows and
-// then wakes the others, so a collective starts when its slowest member is ready.
+// A collective in progress: participants arrive one by one; the last one starts the flows
+// (so a collective starts when its slowest member is ready) and, once they are done, releases
+// `done` once per participant.
 struct Rendezvous {
   int arrived = 0;
   sg4::SemaphorePtr done;
@@ -38,6 +38,8 @@ struct ActorState {
   ActorTimeline* tl = nullptr;
   int tp = 0, dp = 0, pp = 0;
   int tp_seq = 0, dp_seq = 0;  // collectives issued so far, to match them across actors
+  double bucket_params = 0;    // gradients ready but not yet handed to a bucket
+  std::vector<sg4::SemaphorePtr> pending_buckets;
 };
 
 class StepSimulation {
@@ -48,10 +50,12 @@ class StepSimulation {
     t_ = sc.plan.tensor;
     d_ = sc.plan.data;
     p_ = sc.plan.pipeline;
+    v_ = static_cast<int>(w.stages.front().chunks.size());
     full_ = opt.fidelity == Fidelity::kFull;
     lowering_.collapse_steps = !full_;
     // Closed-form TP only where it is exact: TP groups alone on their NVLink links.
     fuse_tp_ = !full_ && (t_ == 1 || ranks_.tensor_traffic_isolated());
+    dp_op_ = sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
   }
 
   Timeline run();
@@ -60,22 +64,24 @@ class StepSimulation {
   int actor_id(int tp, int dp, int pp) const {
     return full_ ? (pp * d_ + dp) * t_ + tp : pp * d_ + dp;
   }
+  // Channel of (receiving actor, chunk); activations and gradients have separate ones.
+  int channel(int tp, int dp, int pp, int chunk) const { return actor_id(tp, dp, pp) * v_ + chunk; }
   void actor_main(ActorState& a);
-  void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb);
-  void recv(ActorState& a, int from_pp, const sg4::SemaphorePtr& channel, int mb);
-  // Runs (or joins) a collective; returns the time this actor spent in it.
-  double collective(ActorState& a, CollKind kind, double bytes);
-  // Records [start, now) as `kind`; returns the interval to add details to, or nullptr when
-  // intervals are not recorded.
-  Interval* record(ActorState& a, IntervalKind kind, double start, int mb) {
-    if (!opt_.record_intervals) return nullptr;
-    Interval iv;
-    iv.start = start;
-    iv.end = sg4::Engine::get_clock();
-    iv.kind = kind;
-    iv.microbatch = mb;
-    a.tl->intervals.push_back(iv);
-    return &a.tl->intervals.back();
+  void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb,
+                int chunk, bool fill_buckets);
+  void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
+  // Joins a collective; returns the semaphore that its completion releases for this actor.
+  sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async);
+  // Runs a collective to completion; returns the time this actor spent in it.
+  double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes);
+  // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
+  // (or `flush`).
+  void maybe_launch_bucket(ActorState& a, bool flush);
+  void record(ActorState& a, IntervalKind kind, double start, int mb, int chunk = 0) {
+    if (opt_.record_intervals) {
+      a.tl->intervals.push_back(
+          {start, sg4::Engine::get_clock(), kind, mb, static_cast<std::int16_t>(chunk)});
+    }
   }
   void compute(double seconds) {
     if (seconds <= 0) return;
@@ -96,21 +102,22 @@ class StepSimulation {
   SimOptions opt_;
   RankMap ranks_;
   std::unique_ptr<Platform> platform_;
-  int t_ = 1, d_ = 1, p_ = 1;
+  int t_ = 1, d_ = 1, p_ = 1, v_ = 1;
   bool full_ = false, fuse_tp_ = false;
+  CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
   LoweringOptions lowering_;
   double host_speed_ = 0;
   std::uint64_t activities_ = 0;
   int finished_ = 0;
   std::vector<ActorTimeline> timelines_;
   std::vector<ActorState> actors_;
-  std::vector<sg4::SemaphorePtr> act_channel_, grad_channel_;  // indexed by receiving actor
+  std::vector<sg4::SemaphorePtr> act_ready_, grad_ready_;  // indexed by channel()
   std::map<std::tuple<int, int, int>, Rendezvous> rendezvous_;
-  std::vector<FusedPass> fused_fwd_, fused_bwd_;
+  std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;  // [stage][chunk]
 };
 
-double StepSimulation::collective(ActorState& a, CollKind kind, double bytes) {
-  const double start = sg4::Engine::get_clock();
+sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
+                                       bool async) {
   std::vector<std::vector<int>> groups;
   int participants = 1, group_id = 0, seq = 0;
   if (kind == CollKind::kTensor) {
@@ -128,102 +135,150 @@ double StepSimulation::collective(ActorState& a, CollKind kind, double bytes) {
   Rendezvous& rv = rendezvous_[key];
   if (!rv.done) rv.done = sg4::Semaphore::create(0);
   sg4::SemaphorePtr done = rv.done;
-  if (++rv.arrived < participants) {
-    done->acquire();
-  } else {
+  if (++rv.arrived == participants) {
     rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    run_phases(*platform_,
-               lower_collective(CollectiveOp::kAllReduce, groups, bytes, island_of, lowering_),
-               &activities_);
-    for (int i = 1; i < participants; ++i) done->release();
+    auto phases = lower_collective(op, groups, bytes, island_of, lowering_);
+    auto drive = [this, phases = std::move(phases), done, participants]() {
+      run_phases(*platform_, phases, &activities_);
+      for (int i = 0; i < participants; ++i) done->release();
+    };
+    if (async) {
+      sg4::Actor::create("collective", sg4::this_actor::get_host(), std::move(drive));
+    } else {
+      drive();
+    }
   }
-  if (Interval* iv = record(a, kind == CollKind::kTensor ? IntervalKind::kTpComm
-                                                         : IntervalKind::kDpComm,
-                            start, -1)) {
-    iv->bytes = bytes;
-  }
+  return done;
+}
+
+double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes) {
+  const double start = sg4::Engine::get_clock();
+  join(a, kind, op, bytes, /*async=*/false)->acquire();
+  record(a, kind == CollKind::kTensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, -1);
   return sg4::Engine::get_clock() - start;
 }
 
+void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
+  const StageWork& st = w_.stages[a.pp];
+  if (a.bucket_params <= 0 || (!flush && a.bucket_params < st.grad_bucket_params)) return;
+  const double bytes = a.bucket_params * st.grad_bytes / st.params_per_gpu;
+  a.bucket_params = 0;
+  a.pending_buckets.push_back(join(a, CollKind::kData, dp_op_, bytes, /*async=*/true));
+}
+
 void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& fused,
-                              IntervalKind kind, int mb) {
+                              IntervalKind kind, int mb, int chunk, bool fill_buckets) {
   const double start = sg4::Engine::get_clock();
   ActorTimeline& tl = *a.tl;
-  if (fuse_tp_) {
+  if (fuse_tp_ && !fill_buckets) {
     compute(fused.duration);
     tl.compute_s += pass.compute_s;
     tl.tp_exposed_s += fused.tp_exposed;
-    record(a, kind, start, mb);
+    record(a, kind, start, mb, chunk);
     return;
   }
+  double pending = 0;  // closed-form time not yet executed (fused mode)
   for (const Segment& seg : pass.segments) {
-    compute(seg.compute_s);
-    tl.compute_s += seg.compute_s + seg.overlap_s;
-    if (seg.tp_bytes <= 0 || t_ == 1) {
-      compute(seg.overlap_s);
-      continue;
+    if (fuse_tp_) {
+      pending += fuse_segment(seg, t_, sc_.cluster.nvlink, &tl.tp_exposed_s);
+      tl.compute_s += seg.compute_s + seg.overlap_s;
+    } else {
+      compute(seg.compute_s);
+      tl.compute_s += seg.compute_s + seg.overlap_s;
+      if (seg.tp_bytes <= 0 || t_ == 1) {
+        compute(seg.overlap_s);
+      } else {
+        // The overlapped compute (a weight-gradient GEMM) runs while the collective is in flight.
+        const double comm_start = sg4::Engine::get_clock();
+        sg4::ExecPtr overlap;
+        if (seg.overlap_s > 0) {
+          ++activities_;
+          overlap = sg4::this_actor::exec_async(seg.overlap_s * host_speed_);
+        }
+        collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes);
+        if (overlap) overlap->wait();
+        tl.tp_exposed_s += (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
+      }
     }
-    // The overlapped compute (a weight-gradient GEMM) runs while the all-reduce is in flight.
-    const double comm_start = sg4::Engine::get_clock();
-    sg4::ExecPtr overlap;
-    if (seg.overlap_s > 0) {
-      ++activities_;
-      overlap = sg4::this_actor::exec_async(seg.overlap_s * host_speed_);
+    if (fill_buckets && seg.grad_params > 0) {
+      a.bucket_params += seg.grad_params;
+      if (a.bucket_params >= w_.stages[a.pp].grad_bucket_params) {
+        compute(pending);
+        pending = 0;
+        maybe_launch_bucket(a, false);
+      }
     }
-    collective(a, CollKind::kTensor, seg.tp_bytes);
-    if (overlap) overlap->wait();
-    tl.tp_exposed_s += (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
   }
-  record(a, kind, start, mb);
+  compute(pending);
+  if (fill_buckets) maybe_launch_bucket(a, true);
+  record(a, kind, start, mb, chunk);
 }
 
-void StepSimulation::recv(ActorState& a, int from_pp, const sg4::SemaphorePtr& channel, int mb) {
+void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb,
+                          int chunk) {
   const double start = sg4::Engine::get_clock();
-  channel->acquire();  // the neighbour has produced this micro-batch
-  const double ready = sg4::Engine::get_clock();
-  a.tl->pp_wait_s += ready - start;
-  if (ready > start) {
-    if (Interval* iv = record(a, IntervalKind::kPpWait, start, mb)) iv->peer_stage = from_pp;
-  }
+  ready->acquire();  // the neighbour has produced this micro-batch
+  const double now = sg4::Engine::get_clock();
+  a.tl->pp_wait_s += now - start;
+  if (now > start) record(a, IntervalKind::kPpWait, start, mb, chunk);
   // The transfer starts once both sides are ready (rendezvous), one flow per tensor rank.
-  const double bytes = w_.stages[a.pp].p2p_bytes;
   std::vector<Flow> flows;
-  for (int r : tensor_ranks(a))
-    flows.push_back({ranks_.gpu(r, a.dp, from_pp), ranks_.gpu(r, a.dp, a.pp), bytes});
-  run_flows(*platform_, flows, &activities_);
-  a.tl->pp_exposed_s += sg4::Engine::get_clock() - ready;
-  if (Interval* iv = record(a, IntervalKind::kPpComm, ready, mb)) {
-    iv->peer_stage = from_pp;
-    iv->bytes = bytes;
+  for (int r : tensor_ranks(a)) {
+    flows.push_back({ranks_.gpu(r, a.dp, from.stage), ranks_.gpu(r, a.dp, a.pp),
+                     w_.stages[a.pp].p2p_bytes});
   }
+  run_flows(*platform_, flows, &activities_);
+  a.tl->pp_exposed_s += sg4::Engine::get_clock() - now;
+  record(a, IntervalKind::kPpComm, now, mb, chunk);
 }
 
 void StepSimulation::actor_main(ActorState& a) {
   const StageWork& work = w_.stages[a.pp];
+  const int last_mb = sc_.plan.num_microbatches - 1;
+  const bool overlap_dp = sc_.plan.overlap_grad_reduce && d_ > 1;
   for (const Instr& in : programs_[a.pp].instrs) {
+    const int c = in.chunk;
     switch (in.kind) {
       case InstrKind::kRecvActivation:
-        recv(a, a.pp - 1, act_channel_[actor_id(a.tp, a.dp, a.pp)], in.microbatch);
+        recv(a, previous_virtual_stage(a.pp, c, p_), act_ready_[channel(a.tp, a.dp, a.pp, c)],
+             in.microbatch, c);
         break;
       case InstrKind::kRecvGradient:
-        recv(a, a.pp + 1, grad_channel_[actor_id(a.tp, a.dp, a.pp)], in.microbatch);
+        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a.tp, a.dp, a.pp, c)],
+             in.microbatch, c);
         break;
-      case InstrKind::kSendActivation:
-        act_channel_[actor_id(a.tp, a.dp, a.pp + 1)]->release();
+      case InstrKind::kSendActivation: {
+        const StageChunk to = next_virtual_stage(a.pp, c, p_);
+        act_ready_[channel(a.tp, a.dp, to.stage, to.chunk)]->release();
         break;
-      case InstrKind::kSendGradient:
-        grad_channel_[actor_id(a.tp, a.dp, a.pp - 1)]->release();
+      }
+      case InstrKind::kSendGradient: {
+        const StageChunk to = previous_virtual_stage(a.pp, c, p_);
+        grad_ready_[channel(a.tp, a.dp, to.stage, to.chunk)]->release();
         break;
+      }
       case InstrKind::kForward:
-        run_pass(a, work.forward, fused_fwd_[a.pp], IntervalKind::kForward, in.microbatch);
+        run_pass(a, work.chunks[c].forward, fused_fwd_[a.pp][c], IntervalKind::kForward,
+                 in.microbatch, c, false);
         break;
       case InstrKind::kBackward:
-        run_pass(a, work.backward, fused_bwd_[a.pp], IntervalKind::kBackward, in.microbatch);
+        // A chunk's gradients are final after its last micro-batch's backward.
+        run_pass(a, work.chunks[c].backward, fused_bwd_[a.pp][c], IntervalKind::kBackward,
+                 in.microbatch, c, overlap_dp && in.microbatch == last_mb);
         break;
-      case InstrKind::kDpAllReduce:
-        a.tl->dp_exposed_s += collective(a, CollKind::kData, work.grad_bytes);
+      case InstrKind::kDpGradReduce: {
+        if (!overlap_dp) {
+          a.tl->dp_exposed_s += collective(a, CollKind::kData, dp_op_, work.grad_bytes);
+          break;
+        }
+        const double start = sg4::Engine::get_clock();
+        for (const sg4::SemaphorePtr& done : a.pending_buckets) done->acquire();
+        a.pending_buckets.clear();
+        a.tl->dp_exposed_s += sg4::Engine::get_clock() - start;
+        record(a, IntervalKind::kDpComm, start, -1);
         break;
+      }
       case InstrKind::kOptimizer: {
         const double start = sg4::Engine::get_clock();
         compute(work.optimizer_s);
@@ -231,6 +286,10 @@ void StepSimulation::actor_main(ActorState& a) {
         record(a, IntervalKind::kOptimizer, start, -1);
         break;
       }
+      case InstrKind::kDpParamGather:
+        a.tl->dp_exposed_s +=
+            collective(a, CollKind::kData, CollectiveOp::kAllGather, work.param_gather_bytes);
+        break;
     }
   }
   a.tl->end_s = sg4::Engine::get_clock();
@@ -244,21 +303,24 @@ Timeline StepSimulation::run() {
   char* argv[] = {arg0, arg1, nullptr};
   sg4::Engine engine(&argc, argv);
   configure_network_model();
-  const int gpus = sc_.plan.gpus();
   host_speed_ = sc_.cluster.peak(sc_.plan.precision);
-  platform_ = std::make_unique<Platform>(sc_.cluster, host_speed_, gpus);
+  platform_ = std::make_unique<Platform>(sc_.cluster, host_speed_, sc_.plan.gpus());
 
   for (const StageWork& st : w_.stages) {
-    fused_fwd_.push_back(fuse_pass(st.forward, t_, sc_.cluster.nvlink));
-    fused_bwd_.push_back(fuse_pass(st.backward, t_, sc_.cluster.nvlink));
+    fused_fwd_.emplace_back();
+    fused_bwd_.emplace_back();
+    for (const ChunkWork& ch : st.chunks) {
+      fused_fwd_.back().push_back(fuse_pass(ch.forward, t_, sc_.cluster.nvlink));
+      fused_bwd_.back().push_back(fuse_pass(ch.backward, t_, sc_.cluster.nvlink));
+    }
   }
   const int tensor_actors = full_ ? t_ : 1;
   const int count = p_ * d_ * tensor_actors;
   timelines_.resize(count);
   actors_.resize(count);
-  for (int i = 0; i < count; ++i) {
-    act_channel_.push_back(sg4::Semaphore::create(0));
-    grad_channel_.push_back(sg4::Semaphore::create(0));
+  for (int i = 0; i < count * v_; ++i) {
+    act_ready_.push_back(sg4::Semaphore::create(0));
+    grad_ready_.push_back(sg4::Semaphore::create(0));
   }
   for (int pp = 0; pp < p_; ++pp) {
     for (int dp = 0; dp < d_; ++dp) {
@@ -275,19 +337,19 @@ Timeline StepSimulation::run() {
         a.dp = dp;
         a.pp = pp;
         sg4::Host* host = platform_->host(ranks_.gpu(tp, dp, pp));
-        sg4::Actor::create(
-            "s" + std::to_string(pp) + "d" + std::to_string(dp) + "t" + std::to_string(tp), host,
-            [this, &a]() { actor_main(a); });
+        sg4::Actor::create("s" + std::to_string(pp) + "d" + std::to_string(dp) + "t" +
+                               std::to_string(tp),
+                           host, [this, &a]() { actor_main(a); });
       }
     }
   }
   engine.run();
 
-  Timeline out;
   if (finished_ != count || !rendezvous_.empty()) {
     throw SimulationError("simulation deadlocked: " + std::to_string(count - finished_) + " of " +
                           std::to_string(count) + " actors never finished their program");
   }
+  Timeline out;
   for (const ActorTimeline& tl : timelines_) out.step_time_s = std::max(out.step_time_s, tl.end_s);
   out.activities = activities_;
   out.actors = std::move(timelines_);

@@ -16,7 +16,7 @@ enum class IntervalKind : std::uint8_t {
   kTpComm,     // tensor-parallel collective the GPU waits for (when not fused)
   kPpWait,     // waiting for a pipeline neighbour to produce (bubble)
   kPpComm,     // point-to-point transfer of activations or gradients
-  kDpComm,     // data-parallel gradient reduction
+  kDpComm,     // data-parallel gradient reduction (or the wait for its buckets)
 };
 
 struct Interval {
@@ -24,10 +24,8 @@ struct Interval {
   double end = 0;
   IntervalKind kind = IntervalKind::kForward;
   std::int32_t microbatch = -1;
-  std::int16_t chunk = 0;        // model chunk (virtual stage) of a pass or transfer
-  std::int16_t peer_stage = -1;  // kPpWait, kPpComm: the stage this actor receives from
-  std::int32_t bucket = -1;      // kDpComm: gradient bucket; -1 when reduced all at once
-  double bytes = 0;              // kTpComm, kPpComm, kDpComm: payload per GPU
+  std::int16_t chunk = 0;    // model chunk (virtual stage on this GPU) of a pass or transfer
+  std::int32_t bucket = -1;  // kDpComm: gradient bucket; -1 for the step's whole reduction
 };
 
 struct ActorTimeline {

@@ -73,7 +73,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     const StageWork& work = w.stages[i];
     const double g = stage_gpus[i] > 0 ? stage_gpus[i] : 1;
     s.stage = i;
-    s.first_layer = work.first_layer;
+    s.first_layer = work.chunks.front().first_layer;
     s.num_layers = work.num_layers;
     s.compute_s /= g;
     s.tp_comm_exposed_s /= g;
@@ -83,7 +83,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.weights_gib = work.memory.weights / kGiB;
     s.gradients_gib = work.memory.gradients / kGiB;
     s.optimizer_gib = work.memory.optimizer / kGiB;
-    s.activations_gib = work.memory.activations() / kGiB;
+    s.activations_gib = work.memory.activations / kGiB;
     s.memory_gib = work.memory.total() / kGiB;
     s.microbatches_in_flight = work.memory.microbatches_in_flight;
     r.peak_memory_gib = std::max(r.peak_memory_gib, s.memory_gib);

@@ -5,74 +5,109 @@
 namespace trident {
 namespace {
 
-void forward(int stage, int stages, int mb, std::vector<Instr>* out) {
-  if (stage > 0) out->push_back({InstrKind::kRecvActivation, mb});
-  out->push_back({InstrKind::kForward, mb});
-  if (stage < stages - 1) out->push_back({InstrKind::kSendActivation, mb});
-}
+class ProgramBuilder {
+ public:
+  ProgramBuilder(int stage, int stages, int chunks, std::vector<Instr>* out)
+      : s_(stage), p_(stages), v_(chunks), out_(out) {}
 
-void backward(int stage, int stages, int mb, std::vector<Instr>* out) {
-  if (stage < stages - 1) out->push_back({InstrKind::kRecvGradient, mb});
-  out->push_back({InstrKind::kBackward, mb});
-  if (stage > 0) out->push_back({InstrKind::kSendGradient, mb});
+  void forward(int mb, int chunk) {
+    const int vs = chunk * p_ + s_;
+    if (vs > 0) out_->push_back({InstrKind::kRecvActivation, mb, chunk});
+    out_->push_back({InstrKind::kForward, mb, chunk});
+    if (vs < p_ * v_ - 1) out_->push_back({InstrKind::kSendActivation, mb, chunk});
+  }
+
+  void backward(int mb, int chunk) {
+    const int vs = chunk * p_ + s_;
+    if (vs < p_ * v_ - 1) out_->push_back({InstrKind::kRecvGradient, mb, chunk});
+    out_->push_back({InstrKind::kBackward, mb, chunk});
+    if (vs > 0) out_->push_back({InstrKind::kSendGradient, mb, chunk});
+  }
+
+ private:
+  int s_, p_, v_;
+  std::vector<Instr>* out_;
+};
+
+// Megatron-LM's interleaved 1F1B (schedules.py): the k-th forward runs chunk (k / p) mod v on
+// micro-batch (k / (p v)) p + k mod p; backwards visit chunks in reverse.
+void interleaved(int s, int p, int v, int m, ProgramBuilder* b) {
+  const int total = m * v;
+  const auto mb_of = [p, v](int k) { return (k / (p * v)) * p + k % p; };
+  const auto fwd_chunk = [p, v](int k) { return (k / p) % v; };
+  const auto bwd_chunk = [p, v](int k) { return v - 1 - (k / p) % v; };
+  int warmup = m == p ? total : std::min(total, (p - s - 1) * 2 + (v - 1) * p);
+  for (int k = 0; k < warmup; ++k) b->forward(mb_of(k), fwd_chunk(k));
+  for (int k = 0; k < total - warmup; ++k) {
+    b->forward(mb_of(k + warmup), fwd_chunk(k + warmup));
+    b->backward(mb_of(k), bwd_chunk(k));
+  }
+  for (int k = total - warmup; k < total; ++k) b->backward(mb_of(k), bwd_chunk(k));
 }
 
 }  // namespace
 
+StageChunk next_virtual_stage(int stage, int chunk, int stages) {
+  return stage + 1 < stages ? StageChunk{stage + 1, chunk} : StageChunk{0, chunk + 1};
+}
+
+StageChunk previous_virtual_stage(int stage, int chunk, int stages) {
+  return stage > 0 ? StageChunk{stage - 1, chunk} : StageChunk{stages - 1, chunk - 1};
+}
+
 const char* instr_kind_name(InstrKind kind) {
   switch (kind) {
-    case InstrKind::kRecvActivation:
-      return "recv_activation";
-    case InstrKind::kForward:
-      return "forward";
-    case InstrKind::kSendActivation:
-      return "send_activation";
-    case InstrKind::kRecvGradient:
-      return "recv_gradient";
-    case InstrKind::kBackward:
-      return "backward";
-    case InstrKind::kSendGradient:
-      return "send_gradient";
-    case InstrKind::kDpAllReduce:
-      return "dp_all_reduce";
-    case InstrKind::kOptimizer:
-      return "optimizer";
+    case InstrKind::kRecvActivation: return "recv_activation";
+    case InstrKind::kForward: return "forward";
+    case InstrKind::kSendActivation: return "send_activation";
+    case InstrKind::kRecvGradient: return "recv_gradient";
+    case InstrKind::kBackward: return "backward";
+    case InstrKind::kSendGradient: return "send_gradient";
+    case InstrKind::kDpGradReduce: return "dp_grad_reduce";
+    case InstrKind::kOptimizer: return "optimizer";
+    case InstrKind::kDpParamGather: return "dp_param_gather";
   }
   return "?";
 }
 
 std::vector<StageProgram> build_programs(const PlanSpec& plan) {
   const int p = plan.pipeline, m = plan.num_microbatches;
+  const int v = plan.schedule == ScheduleKind::kInterleaved1F1B ? plan.virtual_stages : 1;
   std::vector<StageProgram> programs(p);
   for (int s = 0; s < p; ++s) {
     StageProgram& prog = programs[s];
     prog.stage = s;
-    auto* out = &prog.instrs;
+    ProgramBuilder b(s, p, v, &prog.instrs);
     if (plan.schedule == ScheduleKind::kGpipe) {
-      // All forwards, then all backwards (flushed pipeline).
-      for (int mb = 0; mb < m; ++mb) forward(s, p, mb, out);
-      for (int mb = 0; mb < m; ++mb) backward(s, p, mb, out);
+      for (int mb = 0; mb < m; ++mb) b.forward(mb, 0);
+      for (int mb = 0; mb < m; ++mb) b.backward(mb, 0);
+    } else if (v > 1) {
+      interleaved(s, p, v, m, &b);
     } else {
       // 1F1B (PipeDream-Flush): p-1-s warm-up forwards, then one forward and one backward
       // alternately, then the remaining backwards.
       const int warmup = std::min(p - 1 - s, m);
       int next_fwd = 0, next_bwd = 0;
-      for (; next_fwd < warmup; ++next_fwd) forward(s, p, next_fwd, out);
+      for (; next_fwd < warmup; ++next_fwd) b.forward(next_fwd, 0);
       while (next_fwd < m) {
-        forward(s, p, next_fwd++, out);
-        backward(s, p, next_bwd++, out);
+        b.forward(next_fwd++, 0);
+        b.backward(next_bwd++, 0);
       }
-      while (next_bwd < m) backward(s, p, next_bwd++, out);
+      while (next_bwd < m) b.backward(next_bwd++, 0);
     }
-    if (plan.data > 1) out->push_back({InstrKind::kDpAllReduce, -1});
-    out->push_back({InstrKind::kOptimizer, -1});
+    if (plan.data > 1) prog.instrs.push_back({InstrKind::kDpGradReduce, -1, 0});
+    prog.instrs.push_back({InstrKind::kOptimizer, -1, 0});
+    if (plan.data > 1 && plan.distributed_optimizer) {
+      prog.instrs.push_back({InstrKind::kDpParamGather, -1, 0});
+    }
   }
   return programs;
 }
 
 double ideal_bubble_fraction(const PlanSpec& plan) {
   const double p = plan.pipeline, m = plan.num_microbatches;
-  return (p - 1) / (m + p - 1);
+  const double v = plan.schedule == ScheduleKind::kInterleaved1F1B ? plan.virtual_stages : 1;
+  return (p - 1) / (v * m + p - 1);
 }
 
 }  // namespace trident

@@ -18,8 +18,11 @@ enum class InstrKind {
   kRecvGradient,    // wait for the activation gradient from stage + 1
   kBackward,        // backward pass of one micro-batch
   kSendGradient,    // hand the activation gradient to stage - 1 (asynchronous)
-  kDpAllReduce,     // all-reduce of this stage's gradients over the data-parallel group
-  kOptimizer,       // optimizer step on this GPU's parameters
+  kDpGradReduce,    // reduce this stage's gradients over the data-parallel group: all-reduce,
+                    // or reduce-scatter under the distributed optimizer; with
+                    // overlap_grad_reduce, wait for the buckets launched during backward
+  kOptimizer,       // optimizer step on this GPU's parameters (its 1/d shard, distributed)
+  kDpParamGather,   // distributed optimizer: all-gather the updated weights
 };
 
 const char* instr_kind_name(InstrKind kind);
@@ -27,19 +30,35 @@ const char* instr_kind_name(InstrKind kind);
 struct Instr {
   InstrKind kind;
   int microbatch = -1;  // -1 for per-step instructions
+  int chunk = 0;        // model chunk (virtual stage index on this GPU), interleaved schedules
 };
+
+// A (stage, chunk) pair: virtual stage chunk * p + stage of the model.
+struct StageChunk {
+  int stage = 0;
+  int chunk = 0;
+};
+
+// Returns where chunk `chunk` of stage `stage` sends activations (and receives gradients from):
+// the next virtual stage. Requires it not to be the model's last.
+StageChunk next_virtual_stage(int stage, int chunk, int stages);
+// Returns the previous virtual stage. Requires it not to be the model's first.
+StageChunk previous_virtual_stage(int stage, int chunk, int stages);
 
 struct StageProgram {
   int stage = 0;
   std::vector<Instr> instrs;
 };
 
-// Returns one program per pipeline stage for `plan` (gpipe or 1f1b; requires a validated plan).
-// Stage s receives from s-1 and sends to s+1 in micro-batch order, so channels are FIFO.
+// Returns one program per pipeline stage for `plan` (requires a validated plan). Each chunk
+// receives and sends in micro-batch order, so a channel per (stage, chunk, direction) is FIFO.
+// gpipe: all forwards, then all backwards. 1f1b: p-1-s warm-up forwards, then alternate.
+// interleaved-1f1b: Megatron-LM's interleaved order over v chunks (m a multiple of p).
 std::vector<StageProgram> build_programs(const PlanSpec& plan);
 
 // Returns the ideal bubble fraction (bubble / step time) of the schedule with free
-// communication and uniform stages: (p-1)/(m+p-1) for gpipe and 1f1b.
+// communication and uniform stages: (p-1)/(m+p-1) for gpipe and 1f1b, (p-1)/(v*m+p-1) for
+// interleaved-1f1b.
 double ideal_bubble_fraction(const PlanSpec& plan);
 
 }  // namespace trident

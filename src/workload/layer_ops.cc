@@ -19,13 +19,23 @@ Op memory(const char* name, double bytes) {
   return op;
 }
 
-Op all_reduce(const char* name, double bytes, bool overlaps_next = false) {
+Op tp_collective(const char* name, CollectiveOp coll, double bytes, bool overlaps_next = false) {
   Op op;
   op.name = name;
-  op.kind = OpKind::kTpAllReduce;
+  op.kind = OpKind::kTpCollective;
+  op.collective = coll;
   op.bytes = bytes;
   op.overlaps_next = overlaps_next;
   return op;
+}
+
+Op all_reduce(const char* name, double bytes, bool overlaps_next = false) {
+  return tp_collective(name, CollectiveOp::kAllReduce, bytes, overlaps_next);
+}
+
+// Appends `op` to `ops`.
+void add(std::vector<Op>* ops, Op op) {
+  ops->push_back(std::move(op));
 }
 
 }  // namespace
@@ -43,11 +53,12 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan) {
   // fp8 training keeps 16-bit activations; fp32/tf32 keep 32-bit ones.
   d.elem = plan.precision == Precision::kFp8 ? 2.0 : precision_bytes(plan.precision);
   d.swiglu = model.swiglu;
+  d.sequence_parallel = plan.sequence_parallel;
   return d;
 }
 
 // Per TP rank: tokens T = b*s, heads a/t, K/V width h*g/a each, MLP width f/t (2f/t for the
-// fused gate and up projections of SwiGLU).
+// fused gate and up projections of SwiGLU). `sp` = 1/t of the tokens under sequence parallelism.
 std::vector<Op> layer_forward_ops(const LayerDims& d) {
   const double tokens = d.b * d.s, e = d.elem, heads = d.a / d.t, hd = d.h / d.a;
   const double qkv_out = (d.h + 2 * d.h * d.g / d.a) / d.t;
@@ -55,28 +66,35 @@ std::vector<Op> layer_forward_ops(const LayerDims& d) {
   const double act_bytes = (d.swiglu ? 3 : 2) * tokens * d.f / d.t * e;
   const double score_elems = d.b * heads * d.s * d.s;
   const double bsh = tokens * d.h;
-  return {
-      memory("ln1", 2 * bsh * e),
-      gemm("qkv", tokens, qkv_out, d.h),
-      gemm("attn_scores", d.s, d.s, hd, d.b * heads),
-      memory("softmax", 2 * score_elems * e),
-      memory("attn_dropout", score_elems * (2 * e + 1)),
-      gemm("attn_values", d.s, hd, d.s, d.b * heads),
-      gemm("attn_proj", tokens, d.h, d.h / d.t),
-      all_reduce("tp_ar_attn", bsh * e),
-      memory("dropout_residual1", bsh * (3 * e + 1)),
-      memory("ln2", 2 * bsh * e),
-      gemm("fc1", tokens, mlp_in, d.h),
-      memory(d.swiglu ? "swiglu" : "gelu", act_bytes),
-      gemm("fc2", tokens, d.h, d.f / d.t),
-      all_reduce("tp_ar_mlp", bsh * e),
-      memory("dropout_residual2", bsh * (3 * e + 1)),
-  };
+  const bool sp = d.sequence_parallel;
+  const double local = sp ? bsh / d.t : bsh;  // elements a norm or dropout touches
+  std::vector<Op> ops;
+  add(&ops, memory("ln1", 2 * local * e));
+  if (sp) add(&ops, tp_collective("tp_ag_attn", CollectiveOp::kAllGather, bsh * e));
+  add(&ops, gemm("qkv", tokens, qkv_out, d.h));
+  add(&ops, gemm("attn_scores", d.s, d.s, hd, d.b * heads));
+  add(&ops, memory("softmax", 2 * score_elems * e));
+  add(&ops, memory("attn_dropout", score_elems * (2 * e + 1)));
+  add(&ops, gemm("attn_values", d.s, hd, d.s, d.b * heads));
+  add(&ops, gemm("attn_proj", tokens, d.h, d.h / d.t));
+  add(&ops, sp ? tp_collective("tp_rs_attn", CollectiveOp::kReduceScatter, bsh * e)
+               : all_reduce("tp_ar_attn", bsh * e));
+  add(&ops, memory("dropout_residual1", local * (3 * e + 1)));
+  add(&ops, memory("ln2", 2 * local * e));
+  if (sp) add(&ops, tp_collective("tp_ag_mlp", CollectiveOp::kAllGather, bsh * e));
+  add(&ops, gemm("fc1", tokens, mlp_in, d.h));
+  add(&ops, memory(d.swiglu ? "swiglu" : "gelu", act_bytes));
+  add(&ops, gemm("fc2", tokens, d.h, d.f / d.t));
+  add(&ops, sp ? tp_collective("tp_rs_mlp", CollectiveOp::kReduceScatter, bsh * e)
+               : all_reduce("tp_ar_mlp", bsh * e));
+  add(&ops, memory("dropout_residual2", local * (3 * e + 1)));
+  return ops;
 }
 
 // Every forward GEMM has two backward GEMMs of equal FLOPs (input and weight gradients, or the
 // two operand gradients of the attention products), so backward GEMM FLOPs are exactly twice
-// forward. The all-reduce of an input gradient overlaps the following weight-gradient GEMM.
+// forward. The collective on an input gradient overlaps the following weight-gradient GEMM.
+// Under sequence parallelism the gradient of a reduce-scatter is an all-gather and vice versa.
 std::vector<Op> layer_backward_ops(const LayerDims& d) {
   const double tokens = d.b * d.s, e = d.elem, heads = d.a / d.t, hd = d.h / d.a;
   const double qkv_out = (d.h + 2 * d.h * d.g / d.a) / d.t;
@@ -84,72 +102,96 @@ std::vector<Op> layer_backward_ops(const LayerDims& d) {
   const double act_bytes = (d.swiglu ? 5 : 3) * tokens * d.f / d.t * e;
   const double score_elems = d.b * heads * d.s * d.s;
   const double bsh = tokens * d.h;
-  return {
-      memory("dropout_residual2_bwd", bsh * (2 * e + 1)),
-      gemm("fc2_dgrad", tokens, d.f / d.t, d.h),
-      gemm("fc2_wgrad", d.f / d.t, d.h, tokens),
-      memory(d.swiglu ? "swiglu_bwd" : "gelu_bwd", act_bytes),
-      gemm("fc1_dgrad", tokens, d.h, mlp_in),
-      all_reduce("tp_ar_mlp_bwd", bsh * e, /*overlaps_next=*/true),
-      gemm("fc1_wgrad", d.h, mlp_in, tokens),
-      memory("ln2_bwd", 4 * bsh * e),
-      memory("dropout_residual1_bwd", bsh * (2 * e + 1)),
-      gemm("attn_proj_dgrad", tokens, d.h / d.t, d.h),
-      gemm("attn_proj_wgrad", d.h / d.t, d.h, tokens),
-      gemm("attn_values_bwd_probs", d.s, d.s, hd, d.b * heads),
-      gemm("attn_values_bwd_values", d.s, hd, d.s, d.b * heads),
-      memory("attn_dropout_bwd", score_elems * (2 * e + 1)),
-      memory("softmax_bwd", 3 * score_elems * e),
-      gemm("attn_scores_bwd_q", d.s, hd, d.s, d.b * heads),
-      gemm("attn_scores_bwd_k", d.s, hd, d.s, d.b * heads),
-      gemm("qkv_dgrad", tokens, d.h, qkv_out),
-      all_reduce("tp_ar_attn_bwd", bsh * e, /*overlaps_next=*/true),
-      gemm("qkv_wgrad", d.h, qkv_out, tokens),
-      memory("ln1_bwd", 4 * bsh * e),
+  const bool sp = d.sequence_parallel;
+  const double local = sp ? bsh / d.t : bsh;
+  const auto input_grad = [&](const char* ar, const char* rs) {
+    return sp ? tp_collective(rs, CollectiveOp::kReduceScatter, bsh * e, true)
+              : all_reduce(ar, bsh * e, true);
   };
+  std::vector<Op> ops;
+  add(&ops, memory("dropout_residual2_bwd", local * (2 * e + 1)));
+  if (sp) add(&ops, tp_collective("tp_ag_mlp_bwd", CollectiveOp::kAllGather, bsh * e));
+  add(&ops, gemm("fc2_dgrad", tokens, d.f / d.t, d.h));
+  add(&ops, gemm("fc2_wgrad", d.f / d.t, d.h, tokens));
+  add(&ops, memory(d.swiglu ? "swiglu_bwd" : "gelu_bwd", act_bytes));
+  add(&ops, gemm("fc1_dgrad", tokens, d.h, mlp_in));
+  add(&ops, input_grad("tp_ar_mlp_bwd", "tp_rs_mlp_bwd"));
+  add(&ops, gemm("fc1_wgrad", d.h, mlp_in, tokens));
+  add(&ops, memory("ln2_bwd", 4 * local * e));
+  add(&ops, memory("dropout_residual1_bwd", local * (2 * e + 1)));
+  if (sp) add(&ops, tp_collective("tp_ag_attn_bwd", CollectiveOp::kAllGather, bsh * e));
+  add(&ops, gemm("attn_proj_dgrad", tokens, d.h / d.t, d.h));
+  add(&ops, gemm("attn_proj_wgrad", d.h / d.t, d.h, tokens));
+  add(&ops, gemm("attn_values_bwd_probs", d.s, d.s, hd, d.b * heads));
+  add(&ops, gemm("attn_values_bwd_values", d.s, hd, d.s, d.b * heads));
+  add(&ops, memory("attn_dropout_bwd", score_elems * (2 * e + 1)));
+  add(&ops, memory("softmax_bwd", 3 * score_elems * e));
+  add(&ops, gemm("attn_scores_bwd_q", d.s, hd, d.s, d.b * heads));
+  add(&ops, gemm("attn_scores_bwd_k", d.s, hd, d.s, d.b * heads));
+  add(&ops, gemm("qkv_dgrad", tokens, d.h, qkv_out));
+  add(&ops, input_grad("tp_ar_attn_bwd", "tp_rs_attn_bwd"));
+  add(&ops, gemm("qkv_wgrad", d.h, qkv_out, tokens));
+  add(&ops, memory("ln1_bwd", 4 * local * e));
+  return ops;
 }
 
+// Vocab-parallel embedding: each rank looks up its slice of the vocabulary, then the partial
+// embeddings are summed (all-reduce, or reduce-scatter into sequence-parallel shards).
 std::vector<Op> embedding_forward_ops(const LayerDims& d) {
   const double bsh = d.b * d.s * d.h, e = d.elem;
-  return {
-      memory("embedding_lookup", 3 * bsh * e),
-      all_reduce("tp_ar_embedding", bsh * e),
-      memory("embedding_dropout", bsh * (2 * e + 1)),
-  };
+  const double local = d.sequence_parallel ? bsh / d.t : bsh;
+  std::vector<Op> ops;
+  add(&ops, memory("embedding_lookup", 3 * bsh * e));
+  add(&ops, d.sequence_parallel
+                ? tp_collective("tp_rs_embedding", CollectiveOp::kReduceScatter, bsh * e)
+                : all_reduce("tp_ar_embedding", bsh * e));
+  add(&ops, memory("embedding_dropout", local * (2 * e + 1)));
+  return ops;
 }
 
 std::vector<Op> embedding_backward_ops(const LayerDims& d) {
   const double bsh = d.b * d.s * d.h, e = d.elem;
-  return {
-      memory("embedding_dropout_bwd", bsh * (2 * e + 1)),
-      memory("embedding_grad_scatter", 3 * bsh * e),
-  };
+  const double local = d.sequence_parallel ? bsh / d.t : bsh;
+  std::vector<Op> ops;
+  add(&ops, memory("embedding_dropout_bwd", local * (2 * e + 1)));
+  if (d.sequence_parallel) {
+    add(&ops, tp_collective("tp_ag_embedding_bwd", CollectiveOp::kAllGather, bsh * e));
+  }
+  add(&ops, memory("embedding_grad_scatter", 3 * bsh * e));
+  return ops;
 }
 
 // Vocab-parallel logits and cross-entropy: two small fp32 all-reduces (row max, sum of exp).
 std::vector<Op> output_forward_ops(const LayerDims& d) {
   const double tokens = d.b * d.s, e = d.elem, bsh = tokens * d.h;
   const double logits = tokens * d.v / d.t;
-  return {
-      memory("final_ln", 2 * bsh * e),
-      gemm("logits", tokens, d.v / d.t, d.h),
-      memory("cross_entropy_max", logits * e),
-      all_reduce("tp_ar_ce_max", tokens * 4),
-      memory("cross_entropy_sum", logits * (e + 4)),
-      all_reduce("tp_ar_ce_sum", tokens * 4),
-  };
+  const double local = d.sequence_parallel ? bsh / d.t : bsh;
+  std::vector<Op> ops;
+  add(&ops, memory("final_ln", 2 * local * e));
+  if (d.sequence_parallel) {
+    add(&ops, tp_collective("tp_ag_output", CollectiveOp::kAllGather, bsh * e));
+  }
+  add(&ops, gemm("logits", tokens, d.v / d.t, d.h));
+  add(&ops, memory("cross_entropy_max", logits * e));
+  add(&ops, all_reduce("tp_ar_ce_max", tokens * 4));
+  add(&ops, memory("cross_entropy_sum", logits * (e + 4)));
+  add(&ops, all_reduce("tp_ar_ce_sum", tokens * 4));
+  return ops;
 }
 
 std::vector<Op> output_backward_ops(const LayerDims& d) {
   const double tokens = d.b * d.s, e = d.elem, bsh = tokens * d.h;
   const double logits = tokens * d.v / d.t;
-  return {
-      memory("cross_entropy_bwd", logits * (4 + e)),
-      gemm("logits_dgrad", tokens, d.h, d.v / d.t),
-      all_reduce("tp_ar_logits_bwd", bsh * e, /*overlaps_next=*/true),
-      gemm("logits_wgrad", d.v / d.t, d.h, tokens),
-      memory("final_ln_bwd", 4 * bsh * e),
-  };
+  const double local = d.sequence_parallel ? bsh / d.t : bsh;
+  std::vector<Op> ops;
+  add(&ops, memory("cross_entropy_bwd", logits * (4 + e)));
+  add(&ops, gemm("logits_dgrad", tokens, d.h, d.v / d.t));
+  add(&ops, d.sequence_parallel
+                ? tp_collective("tp_rs_logits_bwd", CollectiveOp::kReduceScatter, bsh * e, true)
+                : all_reduce("tp_ar_logits_bwd", bsh * e, true));
+  add(&ops, gemm("logits_wgrad", d.v / d.t, d.h, tokens));
+  add(&ops, memory("final_ln_bwd", 4 * local * e));
+  return ops;
 }
 
 double gemm_flops(const std::vector<Op>& ops) {

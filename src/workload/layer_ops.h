@@ -2,7 +2,8 @@
 // tensor-parallel rank runs them: Megatron-LM's layout, where the MLP's first matrix is split by
 // columns and its second by rows, attention is split by heads, and each split block ends with an
 // all-reduce of the b*s*h output over the tensor-parallel group (two per layer forward, two per
-// layer backward).
+// layer backward). With sequence parallelism each all-reduce is a reduce-scatter after the block
+// plus an all-gather before the next one.
 #ifndef TRIDENT_WORKLOAD_LAYER_OPS_H_
 #define TRIDENT_WORKLOAD_LAYER_OPS_H_
 
@@ -11,6 +12,7 @@
 
 #include "config/model.h"
 #include "config/plan.h"
+#include "core/collective_op.h"
 #include "workload/compute_model.h"
 
 namespace trident {
@@ -18,14 +20,15 @@ namespace trident {
 enum class OpKind {
   kGemm,         // compute-bound matrix multiply (FLOPs count towards model FLOPs)
   kMemory,       // memory-bound kernel timed by HBM bandwidth
-  kTpAllReduce,  // all-reduce of `bytes` over the tensor-parallel group
+  kTpCollective,  // collective on `bytes` (the full b*s*h buffer) over the TP group
 };
 
 struct Op {
   std::string name;
   OpKind kind = OpKind::kMemory;
   GemmShape gemm;    // kGemm only
-  double bytes = 0;  // kMemory: HBM traffic; kTpAllReduce: payload per rank
+  double bytes = 0;  // kMemory: HBM traffic; kTpCollective: full (unsharded) buffer
+  CollectiveOp collective = CollectiveOp::kAllReduce;  // kTpCollective only
   // Backward only: true when the op's collective may run concurrently with the next op
   // (Megatron overlaps the input-gradient all-reduce with the weight-gradient GEMM).
   bool overlaps_next = false;
@@ -36,6 +39,9 @@ struct LayerDims {
   double b = 0, s = 0, h = 0, a = 0, g = 0, f = 0, v = 0, t = 1;
   double elem = 2;  // bytes per activation element
   bool swiglu = false;
+  // Megatron sequence parallelism: norms and dropouts run on 1/t of the tokens, and each
+  // all-reduce becomes an all-gather before the block and a reduce-scatter after it.
+  bool sequence_parallel = false;
 };
 
 LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan);

@@ -1,8 +1,9 @@
 #include "workload/stage_work.h"
 
 #include <algorithm>
+#include <numeric>
 
-#include "core/errors.h"
+#include "schedule/program.h"
 #include "workload/compute_model.h"
 #include "workload/layer_ops.h"
 
@@ -16,6 +17,9 @@ constexpr double kOptimizerStateBytes = 12;
 // HBM traffic of one fused Adam update per parameter: read master, gradient, momentum and
 // variance (4 x 4 B), write master, momentum, variance (3 x 4 B) and the 16-bit weights (2 B).
 constexpr double kAdamBytesPerParam = 30;
+// Megatron's default gradient bucket: max(40M, 1M x data-parallel size) parameters.
+constexpr double kBucketParams = 40e6;
+constexpr double kBucketParamsPerReplica = 1e6;
 
 double op_time(const Op& op, const ComputeModel& cm) {
   switch (op.kind) {
@@ -23,21 +27,21 @@ double op_time(const Op& op, const ComputeModel& cm) {
       return cm.gemm_time(op.gemm);
     case OpKind::kMemory:
       return cm.memory_time(op.bytes);
-    case OpKind::kTpAllReduce:
+    case OpKind::kTpCollective:
       return 0;
   }
   return 0;
 }
 
-// Appends `ops` to `pass`: compute accumulates until a TP all-reduce closes the segment; an
-// all-reduce marked overlaps_next takes the following op as its concurrent compute. With t = 1
-// the all-reduces vanish.
+// Appends `ops` to `pass`: compute accumulates until a TP collective closes the segment; a
+// collective marked overlaps_next takes the following op as its concurrent compute. With t = 1
+// the collectives vanish.
 void append_ops(const std::vector<Op>& ops, const ComputeModel& cm, int tensor, Pass* pass) {
   if (pass->segments.empty()) pass->segments.emplace_back();
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     if (op.kind == OpKind::kGemm) pass->flops += op.gemm.flops();
-    if (op.kind != OpKind::kTpAllReduce) {
+    if (op.kind != OpKind::kTpCollective) {
       const double t = op_time(op, cm);
       pass->segments.back().compute_s += t;
       pass->compute_s += t;
@@ -46,9 +50,10 @@ void append_ops(const std::vector<Op>& ops, const ComputeModel& cm, int tensor, 
     if (tensor == 1) continue;
     Segment& seg = pass->segments.back();
     seg.tp_bytes = op.bytes;
+    seg.tp_op = op.collective;
     pass->collectives += 1;
     pass->tp_bytes += op.bytes;
-    if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpAllReduce) {
+    if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
       const Op& next = ops[++i];
       if (next.kind == OpKind::kGemm) pass->flops += next.gemm.flops();
       seg.overlap_s = op_time(next, cm);
@@ -58,10 +63,16 @@ void append_ops(const std::vector<Op>& ops, const ComputeModel& cm, int tensor, 
   }
 }
 
+// Marks `params` as having final gradients at the current end of `pass`.
+void grads_done(double params, Pass* pass) {
+  if (pass->segments.empty()) pass->segments.emplace_back();
+  pass->segments.back().grad_params += params;
+}
+
 // Drops a trailing empty segment left by a pass that ends with a collective.
 void finish(Pass* pass) {
   while (pass->segments.size() > 1 && pass->segments.back().compute_s == 0 &&
-         pass->segments.back().tp_bytes == 0) {
+         pass->segments.back().tp_bytes == 0 && pass->segments.back().grad_params == 0) {
     pass->segments.pop_back();
   }
 }
@@ -78,28 +89,27 @@ std::vector<Op> attention_core(const std::vector<Op>& forward) {
   return core;
 }
 
-void refuse(const Scenario& sc, const char* key, const char* what) {
-  throw PlanError(SourceLocation{sc.path, 0, 0, key}, what);
-}
-
-// Activation bytes one layer keeps for its backward pass (Korthikanti et al. 2022, 16-bit).
-double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p) {
-  const double sbh = double(p.micro_batch_size) * m.seq_length * m.hidden_size;
-  const double t = p.tensor, a = m.num_attention_heads, s = m.seq_length, h = m.hidden_size;
-  switch (p.recompute) {
-    case Recompute::kFull:
-      return 2 * sbh;
-    case Recompute::kSelective:
-      return sbh * (10 + 24 / t);
-    case Recompute::kNone:
-      break;
+// Walks each stage's program and records the peak bytes (and count) of chunk activations
+// forwarded but not yet backwarded.
+void schedule_memory(const PlanSpec& plan, Workload* w) {
+  const std::vector<StageProgram> programs = build_programs(plan);
+  for (size_t s = 0; s < programs.size(); ++s) {
+    StageWork& st = w->stages[s];
+    double live = 0, peak = 0;
+    int count = 0, peak_count = 0;
+    for (const Instr& in : programs[s].instrs) {
+      if (in.kind == InstrKind::kForward) {
+        live += st.chunks[in.chunk].activation_bytes;
+        peak = std::max(peak, live);
+        peak_count = std::max(peak_count, ++count);
+      } else if (in.kind == InstrKind::kBackward) {
+        live -= st.chunks[in.chunk].activation_bytes;
+        --count;
+      }
+    }
+    st.memory.activations = peak;
+    st.memory.microbatches_in_flight = peak_count;
   }
-  return sbh * (10 + 24 / t + 5 * a * s / (h * t));
-}
-
-int in_flight(const PlanSpec& p, int stage) {
-  if (p.schedule == ScheduleKind::kGpipe) return p.num_microbatches;
-  return std::min(p.num_microbatches, p.pipeline - stage);
 }
 
 }  // namespace
@@ -108,98 +118,129 @@ double layer_params(const ModelSpec& m) {
   const double h = m.hidden_size, f = double(m.ffn_hidden_size);
   const double kv = 2 * h * m.num_query_groups / m.num_attention_heads;
   // GPT-style models carry biases and LayerNorm (weight + bias); gated (Llama-style) models
-  // carry neither bias nor norm bias.
+  // carry neither biases nor norm biases (RMSNorm).
   if (m.swiglu) return h * (h + kv) + h * h + 3 * h * f + 2 * h;
   return h * (h + kv) + (h + kv) + h * h + h + 2 * h * f + f + h + 4 * h;
 }
 
 double model_params(const ModelSpec& m) {
-  const double h = m.hidden_size;
-  const double embed =
-      double(m.vocab_size) * h + (m.learned_position_embeddings ? m.seq_length * h : 0);
+  const double h = m.hidden_size, v = double(m.vocab_size);
+  const double embed = v * h + (m.learned_position_embeddings ? m.seq_length * h : 0);
+  const double output = m.untie_embeddings_and_output_weights ? v * h : 0;
   const double final_norm = m.swiglu ? h : 2 * h;
-  return m.num_layers * layer_params(m) + embed + final_norm;
+  return m.num_layers * layer_params(m) + embed + output + final_norm;
+}
+
+double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p) {
+  const double sbh = double(p.micro_batch_size) * m.seq_length * m.hidden_size;
+  const double t = p.tensor, a = m.num_attention_heads, s = m.seq_length, h = m.hidden_size;
+  const bool sp = p.sequence_parallel;
+  switch (p.recompute) {
+    case Recompute::kFull:
+      return sp ? 2 * sbh / t : 2 * sbh;
+    case Recompute::kSelective:
+      return sp ? 34 * sbh / t : sbh * (10 + 24 / t);
+    case Recompute::kNone:
+      break;
+  }
+  if (sp) return sbh * (34 / t + 5 * a * s / (h * t));
+  return sbh * (10 + 24 / t + 5 * a * s / (h * t));
+}
+
+std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& plan) {
+  if (!plan.pipeline_layers.empty()) return plan.pipeline_layers;
+  const int chunks = plan.pipeline * plan.virtual_stages;
+  return std::vector<int>(chunks, model.num_layers / chunks);
 }
 
 Workload build_workload(const Scenario& sc) {
   const ModelSpec& model = sc.model;
   const PlanSpec& plan = sc.plan;
-  if (plan.schedule == ScheduleKind::kInterleaved1F1B)
-    refuse(sc, "plan.schedule", "interleaved-1f1b is not simulated yet (use gpipe or 1f1b)");
-  if (plan.sequence_parallel)
-    refuse(sc, "plan.sequence_parallel", "sequence parallelism is not simulated yet");
-  if (plan.distributed_optimizer)
-    refuse(sc, "plan.distributed_optimizer", "the distributed optimizer is not simulated yet");
-  if (plan.overlap_grad_reduce)
-    refuse(sc, "plan.overlap_grad_reduce", "overlapped gradient reduction is not simulated yet");
-
   const ComputeModel cm(sc.cluster.gpu, plan.precision);
   const LayerDims dims = make_layer_dims(model, plan);
   const std::vector<Op> layer_fwd = layer_forward_ops(dims);
   const std::vector<Op> layer_bwd = layer_backward_ops(dims);
-  const double t = plan.tensor, h = model.hidden_size;
-  const int p = plan.pipeline;
-  const int layers_per_stage = model.num_layers / p;
+  std::vector<Op> recompute_ops;
+  if (plan.recompute == Recompute::kFull) recompute_ops = layer_fwd;
+  if (plan.recompute == Recompute::kSelective) recompute_ops = attention_core(layer_fwd);
+  const double t = plan.tensor, h = model.hidden_size, d = plan.data;
+  const int p = plan.pipeline, v = plan.virtual_stages;
+  const std::vector<int> layers = virtual_stage_layers(model, plan);
   const double per_layer_params = layer_params(model) / t;
   const double vocab_params = double(model.vocab_size) * h / t;
   const double pos_params = model.learned_position_embeddings ? double(model.seq_length) * h : 0;
+  const double final_norm = model.swiglu ? h : 2 * h;
+  // The output layer reuses the embedding matrix; on another stage it holds a copy.
+  const bool output_copy = model.untie_embeddings_and_output_weights || p > 1;
   const double act_layer = layer_activation_bytes(model, plan);
+  const double tokens = double(plan.micro_batch_size) * model.seq_length;
 
   Workload w;
   w.total_params = model_params(model);
   w.stages.resize(p);
-  for (int i = 0; i < p; ++i) {
-    StageWork& st = w.stages[i];
-    st.first_layer = i * layers_per_stage;
-    st.num_layers = layers_per_stage;
-    const bool first = i == 0, last = i == p - 1;
+  std::vector<int> first_layer(p * v + 1, 0);
+  std::partial_sum(layers.begin(), layers.end(), first_layer.begin() + 1);
+  for (int s = 0; s < p; ++s) {
+    StageWork& st = w.stages[s];
+    st.chunks.resize(v);
+    for (int c = 0; c < v; ++c) {
+      const int vs = c * p + s;
+      ChunkWork& ch = st.chunks[c];
+      ch.first_layer = first_layer[vs];
+      ch.num_layers = layers[vs];
+      ch.has_embedding = vs == 0;
+      ch.has_output = vs == p * v - 1;
+      double params = ch.num_layers * per_layer_params;
 
-    if (first) append_ops(embedding_forward_ops(dims), cm, plan.tensor, &st.forward);
-    for (int l = 0; l < layers_per_stage; ++l) append_ops(layer_fwd, cm, plan.tensor, &st.forward);
-    if (last) append_ops(output_forward_ops(dims), cm, plan.tensor, &st.forward);
-    finish(&st.forward);
-    st.forward.model_flops = st.forward.flops;
+      if (ch.has_embedding) append_ops(embedding_forward_ops(dims), cm, plan.tensor, &ch.forward);
+      for (int l = 0; l < ch.num_layers; ++l) append_ops(layer_fwd, cm, plan.tensor, &ch.forward);
+      if (ch.has_output) append_ops(output_forward_ops(dims), cm, plan.tensor, &ch.forward);
+      finish(&ch.forward);
+      ch.forward.model_flops = ch.forward.flops;
 
-    if (last) append_ops(output_backward_ops(dims), cm, plan.tensor, &st.backward);
-    for (int l = 0; l < layers_per_stage; ++l) {
-      if (plan.recompute == Recompute::kFull) {
-        append_ops(layer_fwd, cm, plan.tensor, &st.backward);
-      } else if (plan.recompute == Recompute::kSelective) {
-        append_ops(attention_core(layer_fwd), cm, plan.tensor, &st.backward);
+      if (ch.has_output) {
+        append_ops(output_backward_ops(dims), cm, plan.tensor, &ch.backward);
+        const double out = final_norm + (output_copy ? vocab_params : 0);
+        grads_done(out, &ch.backward);
+        params += out;
       }
-      append_ops(layer_bwd, cm, plan.tensor, &st.backward);
+      for (int l = 0; l < ch.num_layers; ++l) {
+        append_ops(recompute_ops, cm, plan.tensor, &ch.backward);
+        append_ops(layer_bwd, cm, plan.tensor, &ch.backward);
+        grads_done(per_layer_params, &ch.backward);
+      }
+      if (ch.has_embedding) {
+        append_ops(embedding_backward_ops(dims), cm, plan.tensor, &ch.backward);
+        grads_done(vocab_params + pos_params, &ch.backward);
+        params += vocab_params + pos_params;
+      }
+      finish(&ch.backward);
+      ch.backward.model_flops = ch.backward.flops - ch.num_layers * gemm_flops(recompute_ops);
+      ch.params_per_gpu = params;
+      ch.activation_bytes = act_layer * ch.num_layers;
+      // Logits (16-bit) and the fp32 softmax of the vocab-parallel cross-entropy.
+      if (ch.has_output) ch.activation_bytes += tokens * double(model.vocab_size) / t * (dims.elem + 4);
+
+      st.num_layers += ch.num_layers;
+      st.params_per_gpu += params;
+      const double replicas = t * d * plan.num_microbatches;
+      w.model_flops_per_step += replicas * (ch.forward.model_flops + ch.backward.model_flops);
+      w.hardware_flops_per_step += replicas * (ch.forward.flops + ch.backward.flops);
     }
-    if (first) append_ops(embedding_backward_ops(dims), cm, plan.tensor, &st.backward);
-    finish(&st.backward);
-    const double recompute_flops = plan.recompute == Recompute::kFull
-                                       ? layers_per_stage * gemm_flops(layer_fwd)
-                                   : plan.recompute == Recompute::kSelective
-                                       ? layers_per_stage * gemm_flops(attention_core(layer_fwd))
-                                       : 0.0;
-    st.backward.model_flops = st.backward.flops - recompute_flops;
-
-    double params = layers_per_stage * per_layer_params;
-    if (first) params += vocab_params + pos_params;
-    if (last) params += (model.swiglu ? h : 2 * h) + (p > 1 ? vocab_params : 0);
-    st.params_per_gpu = params;
+    const double params = st.params_per_gpu;
+    const double opt_share = plan.distributed_optimizer ? d : 1;
     st.grad_bytes = params * grad_element_bytes(plan.precision);
-    st.optimizer_s = cm.memory_time(params * kAdamBytesPerParam);
-    st.p2p_bytes = double(plan.micro_batch_size) * model.seq_length * h * dims.elem;
-
+    st.param_gather_bytes = plan.distributed_optimizer ? params * precision_bytes(plan.precision) : 0;
+    st.optimizer_s = cm.memory_time(params / opt_share * kAdamBytesPerParam);
+    st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
+    st.grad_bucket_params = plan.grad_bucket_size > 0
+                                ? double(plan.grad_bucket_size)
+                                : std::max(kBucketParams, kBucketParamsPerReplica * d);
     st.memory.weights = params * precision_bytes(plan.precision);
     st.memory.gradients = st.grad_bytes;
-    st.memory.optimizer = params * kOptimizerStateBytes;
-    double act = act_layer * layers_per_stage;
-    const double tokens = double(plan.micro_batch_size) * model.seq_length;
-    // Logits (16-bit) and the fp32 softmax of the vocab-parallel cross-entropy.
-    if (last) act += tokens * double(model.vocab_size) / t * (dims.elem + 4);
-    st.memory.activations_per_microbatch = act;
-    st.memory.microbatches_in_flight = in_flight(plan, i);
-
-    const double replicas = t * plan.data * plan.num_microbatches;
-    w.model_flops_per_step += replicas * (st.forward.model_flops + st.backward.model_flops);
-    w.hardware_flops_per_step += replicas * (st.forward.flops + st.backward.flops);
+    st.memory.optimizer = params * kOptimizerStateBytes / opt_share;
   }
+  schedule_memory(plan, &w);
   return w;
 }
 

@@ -1,50 +1,67 @@
 // The work of one pipeline stage, per tensor-parallel rank, reduced to what the engine runs:
-// passes of segments (compute, then a tensor-parallel all-reduce), the optimizer step, the
-// gradient bytes that data parallelism reduces, and memory.
+// for each model chunk it holds, forward and backward passes made of segments (compute, then a
+// tensor-parallel collective); the optimizer step; the gradient traffic of data parallelism;
+// and memory.
 #ifndef TRIDENT_WORKLOAD_STAGE_WORK_H_
 #define TRIDENT_WORKLOAD_STAGE_WORK_H_
 
 #include <vector>
 
 #include "config/scenario.h"
+#include "core/collective_op.h"
 
 namespace trident {
 
-// Compute, then an all-reduce of `tp_bytes` over the TP group (none when 0 or t = 1), during
-// which `overlap_s` more compute runs on the same GPU.
+// Compute, then a collective of `tp_bytes` (the full buffer) over the TP group (none when 0 or
+// t = 1), during which `overlap_s` more compute runs on the same GPU.
 struct Segment {
   double compute_s = 0;
   double tp_bytes = 0;
+  CollectiveOp tp_op = CollectiveOp::kAllReduce;
   double overlap_s = 0;
+  // Backward passes: parameters whose gradients are complete once this segment ends (a layer's
+  // backward ends here). Data-parallel gradient buckets fill from these.
+  double grad_params = 0;
 };
 
-// One forward or backward pass of one micro-batch through a stage, on one TP rank.
+// One forward or backward pass of one micro-batch through one chunk, on one TP rank.
 struct Pass {
   std::vector<Segment> segments;
   double compute_s = 0;    // sum of compute_s + overlap_s
   double flops = 0;        // FLOPs executed (hardware FLOPs)
   double model_flops = 0;  // FLOPs of the model itself (no recomputation)
-  int collectives = 0;     // TP all-reduces in the pass
-  double tp_bytes = 0;     // their summed payload
+  int collectives = 0;     // TP collectives in the pass
+  double tp_bytes = 0;     // their summed buffers
+};
+
+// A contiguous run of layers a stage holds (one of its `virtual_stages` chunks).
+struct ChunkWork {
+  int first_layer = 0;
+  int num_layers = 0;
+  bool has_embedding = false;  // the model's first chunk
+  bool has_output = false;     // the model's last chunk (logits, loss)
+  Pass forward;
+  Pass backward;
+  double params_per_gpu = 0;
+  double activation_bytes = 0;  // kept per micro-batch for the backward pass
 };
 
 struct StageMemory {
   double weights = 0, gradients = 0, optimizer = 0;  // bytes per GPU
-  double activations_per_microbatch = 0;             // bytes kept for backward
-  int microbatches_in_flight = 0;                    // at the schedule's peak
-  double activations() const { return activations_per_microbatch * microbatches_in_flight; }
-  double total() const { return weights + gradients + optimizer + activations(); }
+  double activations = 0;           // peak bytes of activations in flight under the schedule
+  int microbatches_in_flight = 0;   // peak (micro-batch, chunk) forwards awaiting backward
+  double total() const { return weights + gradients + optimizer + activations; }
 };
 
 struct StageWork {
-  int first_layer = 0;
-  int num_layers = 0;
-  Pass forward;
-  Pass backward;
-  double optimizer_s = 0;
-  double params_per_gpu = 0;  // parameters this GPU holds
-  double grad_bytes = 0;      // gradient bytes this GPU all-reduces over its DP group
-  double p2p_bytes = 0;       // activation (or gradient) bytes sent to a neighbour stage
+  std::vector<ChunkWork> chunks;
+  int num_layers = 0;        // over all chunks
+  double optimizer_s = 0;    // optimizer step on this GPU's (shard of) parameters
+  double params_per_gpu = 0;
+  double grad_bytes = 0;     // gradient bytes this GPU reduces over its DP group
+  double param_gather_bytes = 0;  // distributed optimizer: updated weights all-gathered
+  double p2p_bytes = 0;      // bytes one GPU sends to a neighbour per micro-batch and chunk
+  double grad_bucket_params = 0;  // parameters per DP gradient bucket (overlap_grad_reduce)
   StageMemory memory;
 };
 
@@ -56,14 +73,19 @@ struct Workload {
 };
 
 // Builds the per-stage work of `scenario` from the Megatron cost model (layer_ops.h) timed by
-// the GPU's compute model. Requires a validated scenario. Throws PlanError for plan features
-// the workload does not model yet.
+// the GPU's compute model, with activation memory from the schedule's peak. Requires a
+// validated scenario.
 Workload build_workload(const Scenario& scenario);
+
+// Returns the layers of each virtual stage (plan.pipeline_layers, or an even split).
+std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& plan);
 
 // Returns the parameter count of one transformer layer (whole layer, not a TP shard).
 double layer_params(const ModelSpec& model);
 // Returns the model's parameter count (embeddings counted once).
 double model_params(const ModelSpec& model);
+// Returns the activation bytes one layer keeps for backward (Korthikanti et al. 2022).
+double layer_activation_bytes(const ModelSpec& model, const PlanSpec& plan);
 
 }  // namespace trident
 
