@@ -15,6 +15,7 @@ namespace {
 struct Row {
   const char* name;
   Recompute recompute;
+  bool sequence_parallel;
   double forward_ms, backward_ms;
 };
 
@@ -22,13 +23,16 @@ struct Row {
 
 TEST_CASE("one 22B layer matches Table 4 of Korthikanti et al. within 10 %", "[calibration]") {
   const Row rows[] = {
-      {"baseline", Recompute::kNone, 7.7, 11.9},
-      {"full recompute", Recompute::kFull, 7.7, 19.5},
-      {"selective recompute", Recompute::kSelective, 7.7, 13.2},
+      {"baseline", Recompute::kNone, false, 7.7, 11.9},
+      {"sequence parallel", Recompute::kNone, true, 7.2, 11.8},
+      {"full recompute", Recompute::kFull, false, 7.7, 19.5},
+      {"selective recompute", Recompute::kSelective, false, 7.7, 13.2},
+      {"selective recompute + sequence parallel", Recompute::kSelective, true, 7.2, 13.1},
   };
   for (const Row& row : rows) {
     Scenario sc = load_scenario(source_path("tests/data/table4-22b.yaml"), {});
     sc.plan.recompute = row.recompute;
+    sc.plan.sequence_parallel = row.sequence_parallel;
     const Workload w = build_workload(sc);
     const ChunkWork& layer = w.stages[10].chunks[0];
     REQUIRE(layer.num_layers == 1);

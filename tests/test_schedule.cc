@@ -63,9 +63,41 @@ TEST_CASE("every stage runs each micro-batch forward and backward once", "[sched
   }
 }
 
+TEST_CASE("interleaved 1F1B runs every (micro-batch, chunk) once, in order", "[schedule]") {
+  for (int p : {2, 4}) {
+    for (int v : {2, 3}) {
+      for (int m : {p, 2 * p, 4 * p}) {
+        PlanSpec pl = plan(1, p, 1, 1, m, ScheduleKind::kInterleaved1F1B);
+        pl.virtual_stages = v;
+        const auto programs = build_programs(pl);
+        for (int s = 0; s < p; ++s) {
+          const StageProgram& prog = programs[s];
+          CHECK(count(prog, InstrKind::kForward) == m * v);
+          CHECK(count(prog, InstrKind::kBackward) == m * v);
+          std::vector<int> next_f(v, 0), next_b(v, 0);
+          for (const Instr& i : prog.instrs) {
+            if (i.kind == InstrKind::kForward) CHECK(i.microbatch == next_f[i.chunk]++);
+            if (i.kind == InstrKind::kBackward) {
+              CHECK(i.microbatch < next_f[i.chunk]);
+              CHECK(i.microbatch == next_b[i.chunk]++);
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(previous_virtual_stage(0, 1, 4).stage == 3);
+  CHECK(previous_virtual_stage(0, 1, 4).chunk == 0);
+  CHECK(next_virtual_stage(3, 0, 4).stage == 0);
+  CHECK(next_virtual_stage(3, 0, 4).chunk == 1);
+}
+
 TEST_CASE("ideal bubble fraction is (p-1)/(m+p-1)", "[schedule]") {
   CHECK(ideal_bubble_fraction(plan(1, 8, 1, 1, 64, ScheduleKind::k1F1B)) == Approx(7.0 / 71));
   CHECK(ideal_bubble_fraction(plan(1, 1, 1, 1, 4, ScheduleKind::kGpipe)) == 0);
+  PlanSpec il = plan(1, 4, 1, 1, 8, ScheduleKind::kInterleaved1F1B);
+  il.virtual_stages = 2;
+  CHECK(ideal_bubble_fraction(il) == Approx(3.0 / 19));
 }
 
 TEST_CASE("placement decides whether TP groups sit in one island", "[schedule]") {

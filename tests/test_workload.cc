@@ -138,3 +138,55 @@ TEST_CASE("compute model: small GEMMs run far below peak, large ones near it", "
   CHECK(cm.memory_time(1e9) == Approx(1e9 / (2039e9 * gpu.efficiency.memory) +
                                       gpu.efficiency.kernel_overhead_s));
 }
+
+TEST_CASE("sequence parallel activation memory and stage messages shrink by t", "[workload][memory]") {
+  const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
+  Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                         plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
+  const double plain_p2p = build_workload(sc).stages[0].p2p_bytes;
+  sc.plan.sequence_parallel = true;
+  Workload w = build_workload(sc);
+  CHECK(w.stages[3].chunks[0].activation_bytes / 12 == Approx(sbh * (34 / t + 5 * a * s / (h * t))));
+  CHECK(w.stages[0].p2p_bytes == Approx(plain_p2p / t));
+  sc.plan.recompute = Recompute::kSelective;
+  w = build_workload(sc);
+  CHECK(w.stages[3].chunks[0].activation_bytes / 12 == Approx(34 * sbh / t));
+}
+
+TEST_CASE("interleaving multiplies first-stage activations by 1 + (p-1)/(p v)", "[workload][memory]") {
+  for (int v : {2, 3, 4}) {
+    Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                           plan(8, 4, 1, 1, 16, ScheduleKind::k1F1B));
+    const double plain = build_workload(sc).stages[0].memory.activations;
+    sc.plan.schedule = ScheduleKind::kInterleaved1F1B;
+    sc.plan.virtual_stages = v;
+    // Embedding-free comparison: stage 0 holds only layers (V = 51200 lives on the last stage).
+    const double interleaved = build_workload(sc).stages[0].memory.activations;
+    CHECK(interleaved / plain == Approx(1 + 3.0 / (4 * v)));
+  }
+}
+
+TEST_CASE("distributed optimizer divides optimizer state by d", "[workload][memory]") {
+  Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                         plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
+  const double state = build_workload(sc).stages[2].memory.optimizer;
+  sc.plan.distributed_optimizer = true;
+  const Workload w = build_workload(sc);
+  CHECK(w.stages[2].memory.optimizer == Approx(state / 16));
+  CHECK(w.stages[2].param_gather_bytes == Approx(w.stages[2].params_per_gpu * 2));
+}
+
+TEST_CASE("uneven pipeline splits put the given layers on each stage", "[workload]") {
+  Scenario sc = scenario(a100_cluster(128), gpt_model(70, 14336, 112, 2048, 250880),
+                         plan(4, 12, 1, 1, 12, ScheduleKind::k1F1B));
+  sc.plan.pipeline_layers = {5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5};
+  const Workload w = build_workload(sc);
+  CHECK(w.stages[0].num_layers == 5);
+  CHECK(w.stages[1].chunks[0].first_layer == 5);
+  CHECK(w.stages[11].num_layers == 5);
+  CHECK(w.stages[11].chunks[0].first_layer == 65);
+  // FLOPs still add up to the whole model.
+  const double B = 12, l = 70, s = 2048, h = 14336, V = 250880;
+  CHECK(w.model_flops_per_step ==
+        Approx(72 * B * l * s * h * h * (1 + s / (6 * h) + V / (12 * h * l))).epsilon(1e-12));
+}
