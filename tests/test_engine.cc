@@ -81,6 +81,25 @@ TEST_CASE("ring all-reduce in one island takes 2(n-1)/n S/B plus latencies", "[e
   }
 }
 
+TEST_CASE("fat tree: transfers across leaf groups, and oversubscription thins them", "[engine][network]") {
+  ClusterSpec c = a100_cluster(4);
+  c.network.nodes_per_leaf = 2;  // two leaf groups of two nodes
+  const double S = 1e9;
+  for (auto [src, dst] : {std::pair{0, 31}, std::pair{9, 17}, std::pair{0, 9}}) {
+    const double t = isolated_double([&] { return probe_transfer_time(c, src, dst, S); });
+    CHECK(t == Approx(S / 25e9 + 5e-6).epsilon(1e-3));
+  }
+  // Every GPU of the first leaf group talks to its peer in the second: 16 flows each way.
+  std::vector<std::vector<int>> pairs;
+  for (int g = 0; g < 16; ++g) pairs.push_back({g, g + 16});
+  const double full = isolated_double(
+      [&] { return probe_collective_time(c, CollectiveOp::kAllReduce, pairs, S, true); });
+  c.network.oversubscription = 4;
+  const double thin = isolated_double(
+      [&] { return probe_collective_time(c, CollectiveOp::kAllReduce, pairs, S, true); });
+  CHECK(thin == Approx(4 * full).epsilon(0.02));
+}
+
 TEST_CASE("collectives that share a NIC slow each other down", "[engine][collective]") {
   ClusterSpec c = a100_cluster(2);
   c.network.nics_per_node = 1;  // all eight GPUs of a node share one NIC

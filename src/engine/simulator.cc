@@ -56,6 +56,12 @@ class StepSimulation {
     // Closed-form TP only where it is exact: TP groups alone on their NVLink links.
     fuse_tp_ = !full_ && (t_ == 1 || ranks_.tensor_traffic_isolated());
     dp_op_ = sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
+    // The TP ranks of a group move identical pipeline and data-parallel traffic. When each
+    // rank's flows run on its own NIC and NVLink links and the fabric above the NICs can never
+    // be their bottleneck (no taper), one rank's flows time them all.
+    const NetworkSpec& net = sc.cluster.network;
+    one_rank_flows_ = !full_ && ranks_.tensor_ranks_on_distinct_nics() &&
+                      (net.topology == Topology::kSingleSwitch || net.oversubscription <= 1);
   }
 
   Timeline run();
@@ -88,9 +94,11 @@ class StepSimulation {
     ++activities_;
     sg4::this_actor::execute(seconds * host_speed_);
   }
-  // Tensor ranks whose bytes this actor moves: its own, or its whole group's.
+  // Tensor ranks whose pipeline and data-parallel flows this actor simulates: its own, its whole
+  // group's, or one standing for all (one_rank_flows_).
   std::vector<int> tensor_ranks(const ActorState& a) const {
     if (full_) return {a.tp};
+    if (one_rank_flows_) return {0};
     std::vector<int> all(t_);
     for (int i = 0; i < t_; ++i) all[i] = i;
     return all;
@@ -103,7 +111,7 @@ class StepSimulation {
   RankMap ranks_;
   std::unique_ptr<Platform> platform_;
   int t_ = 1, d_ = 1, p_ = 1, v_ = 1;
-  bool full_ = false, fuse_tp_ = false;
+  bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false;
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
   LoweringOptions lowering_;
   double host_speed_ = 0;

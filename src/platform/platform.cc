@@ -56,12 +56,14 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
       pod_zone->set_parent(root);
     }
     const int first_island = pod * islands_per_pod;
+    simgrid::kernel::routing::NetPoint* pod_gateway = nullptr;
     const int last_island = std::min(islands, first_island + islands_per_pod);
     for (int isl = first_island; isl < last_island; ++isl) {
       const std::string iname = "island" + std::to_string(isl);
       sg4::NetZone* zone = sg4::create_full_zone(iname);
       zone->set_parent(pod_zone);
       auto* gw = zone->create_router(iname + "_gw");
+      if (pod_gateway == nullptr) pod_gateway = gw;
       std::vector<sg4::Host*> members;
       std::vector<sg4::Link*> up, down, nic_up, nic_down;
       for (int k = 0; k < island_size_; ++k) {
@@ -103,16 +105,17 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
       for (sg4::Host* h : members) hosts_.push_back(h);
     }
     if (fat_tree) {
-      auto* pgw = pod_zone->create_router("pod" + std::to_string(pod) + "_gw");
-      pod_zone->add_route(pgw, nullptr, nullptr, nullptr, {}, false);
-      pod_zone->add_route(nullptr, pgw, nullptr, nullptr, {}, false);
+      // SimGrid resolves a route through a zone's gateway recursively from the common ancestor,
+      // which fails for a router placed directly in the pod while hosts sit one level deeper;
+      // the first island's gateway serves as the pod's (the pod's star has no links of its own).
       const int pod_nodes = (last_island - first_island) * nodes_per_island;
-      const double uplink = pod_nodes * nics * c.network.nic_bandwidth / c.network.oversubscription;
+      const double uplink =
+          pod_nodes * nics * c.network.nic_bandwidth / c.network.oversubscription;
       sg4::Link* pu = make_link(root, "pod" + std::to_string(pod) + "_up", uplink, 0);
       sg4::Link* pd = make_link(root, "pod" + std::to_string(pod) + "_down", uplink, 0);
       pod_zone->seal();
-      root->add_route(pod_zone->get_netpoint(), nullptr, pgw, nullptr, route({pu}), false);
-      root->add_route(nullptr, pod_zone->get_netpoint(), nullptr, pgw, route({pd}), false);
+      root->add_route(pod_zone->get_netpoint(), nullptr, pod_gateway, nullptr, route({pu}), false);
+      root->add_route(nullptr, pod_zone->get_netpoint(), nullptr, pod_gateway, route({pd}), false);
     }
   }
   root->seal();

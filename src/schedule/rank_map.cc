@@ -1,9 +1,17 @@
 #include "schedule/rank_map.h"
 
+#include <set>
+#include <utility>
+
 namespace trident {
 
 RankMap::RankMap(const PlanSpec& plan, const ClusterSpec& cluster)
-    : t_(plan.tensor), d_(plan.data), p_(plan.pipeline), island_size_(cluster.nvlink.island_size) {
+    : t_(plan.tensor),
+      d_(plan.data),
+      p_(plan.pipeline),
+      island_size_(cluster.nvlink.island_size),
+      gpus_per_node_(cluster.gpus_per_node),
+      nics_per_node_(cluster.network.nics_per_node) {
   const int sizes[3] = {t_, d_, p_};
   int stride = 1;
   for (ParallelDim dim : plan.placement) {
@@ -35,6 +43,21 @@ bool RankMap::tensor_groups_in_islands() const {
       const int isl = island_of(gpu(0, dp, pp));
       for (int tp = 1; tp < t_; ++tp) {
         if (island_of(gpu(tp, dp, pp)) != isl) return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool RankMap::tensor_ranks_on_distinct_nics() const {
+  for (int pp = 0; pp < p_; ++pp) {
+    for (int dp = 0; dp < d_; ++dp) {
+      std::set<std::pair<int, int>> nics;
+      for (int tp = 0; tp < t_; ++tp) {
+        const int g = gpu(tp, dp, pp);
+        if (!nics.insert({g / gpus_per_node_, (g % gpus_per_node_) % nics_per_node_}).second) {
+          return false;
+        }
       }
     }
   }

@@ -31,11 +31,17 @@ class RankMap {
   // traffic (it starts after the GPU's last backward) and TP groups of other stages use
   // other GPUs' links.
   bool tensor_traffic_isolated() const;
+  // True when the GPUs of every tensor-parallel group reach the network through pairwise
+  // different NICs (GPU i of a node uses NIC i mod nics_per_node), so the TP ranks' pipeline
+  // and data-parallel flows run on disjoint NIC and NVLink links.
+  bool tensor_ranks_on_distinct_nics() const;
 
  private:
   int t_, d_, p_;
   int stride_[3];  // rank stride of tensor, data, pipeline
   int island_size_;
+  int gpus_per_node_;
+  int nics_per_node_;
 };
 
 }  // namespace trident
