@@ -41,40 +41,25 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
   const int nics = c.network.nics_per_node;
   const double nvl_lat = c.nvlink.latency / 2, net_lat = c.network.latency / 2;
   const bool fat_tree = c.network.topology == Topology::kFatTree;
-  // A pod is the set of islands under one leaf-switch group.
+  // A leaf group holds whole islands.
   const int nodes_per_island = std::max(1, island_size_ / c.gpus_per_node);
-  const int islands_per_pod =
+  const int islands_per_group =
       fat_tree ? std::max(1, c.network.nodes_per_leaf / nodes_per_island) : islands;
-  const int pods = (islands + islands_per_pod - 1) / islands_per_pod;
+  const int groups = (islands + islands_per_group - 1) / islands_per_group;
 
   sg4::NetZone* root = sg4::create_star_zone("fabric");
   hosts_.reserve(static_cast<size_t>(islands) * island_size_);
-  for (int pod = 0; pod < pods; ++pod) {
-    sg4::NetZone* pod_zone = root;
+  for (int grp = 0; grp < groups; ++grp) {
+    sg4::NetZone* zone = root;
     if (fat_tree) {
-      pod_zone = sg4::create_star_zone("pod" + std::to_string(pod));
-      pod_zone->set_parent(root);
+      zone = sg4::create_star_zone("leaf" + std::to_string(grp));
+      zone->set_parent(root);
     }
-    const int first_island = pod * islands_per_pod;
-    simgrid::kernel::routing::NetPoint* pod_gateway = nullptr;
-    const int last_island = std::min(islands, first_island + islands_per_pod);
+    const int first_island = grp * islands_per_group;
+    const int last_island = std::min(islands, first_island + islands_per_group);
     for (int isl = first_island; isl < last_island; ++isl) {
-      const std::string iname = "island" + std::to_string(isl);
-      sg4::NetZone* zone = sg4::create_full_zone(iname);
-      zone->set_parent(pod_zone);
-      auto* gw = zone->create_router(iname + "_gw");
-      if (pod_gateway == nullptr) pod_gateway = gw;
       std::vector<sg4::Host*> members;
       std::vector<sg4::Link*> up, down, nic_up, nic_down;
-      for (int k = 0; k < island_size_; ++k) {
-        const int gpu = isl * island_size_ + k;
-        sg4::Host* h = zone->create_host("gpu" + std::to_string(gpu), host_speed)->seal();
-        members.push_back(h);
-        up.push_back(
-            make_link(zone, "nvl" + std::to_string(gpu) + "_up", c.nvlink.bandwidth, nvl_lat));
-        down.push_back(
-            make_link(zone, "nvl" + std::to_string(gpu) + "_down", c.nvlink.bandwidth, nvl_lat));
-      }
       // NICs of every node of the island; GPU i of a node uses NIC i mod nics.
       const int first_node = isl * island_size_ / c.gpus_per_node;
       const int island_nodes = std::max(1, island_size_ / c.gpus_per_node);
@@ -85,37 +70,39 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
           nic_down.push_back(make_link(zone, nm + "_down", c.network.nic_bandwidth, net_lat));
         }
       }
+      for (int k = 0; k < island_size_; ++k) {
+        const int gpu = isl * island_size_ + k;
+        const std::string name = std::to_string(gpu);
+        sg4::Host* h = zone->create_host("gpu" + name, host_speed)->seal();
+        members.push_back(h);
+        up.push_back(make_link(zone, "nvl" + name + "_up", c.nvlink.bandwidth, nvl_lat));
+        down.push_back(make_link(zone, "nvl" + name + "_down", c.nvlink.bandwidth, nvl_lat));
+        const int nic = (gpu / c.gpus_per_node - first_node) * nics + (gpu % c.gpus_per_node) % nics;
+        zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route({nic_up[nic]}), false);
+        zone->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, route({nic_down[nic]}), false);
+      }
       for (int a = 0; a < island_size_; ++a) {
         for (int b = 0; b < island_size_; ++b) {
           if (a == b) continue;
-          zone->add_route(members[a]->get_netpoint(), members[b]->get_netpoint(), nullptr, nullptr,
-                          route({up[a], down[b]}), false);
+          zone->add_bypass_route(members[a]->get_netpoint(), members[b]->get_netpoint(), nullptr,
+                                 nullptr, route({up[a], down[b]}));
         }
-        const int gpu = isl * island_size_ + a;
-        const int nic =
-            (gpu / c.gpus_per_node - first_node) * nics + (gpu % c.gpus_per_node) % nics;
-        zone->add_route(members[a]->get_netpoint(), gw, nullptr, nullptr, route({nic_up[nic]}),
-                        false);
-        zone->add_route(gw, members[a]->get_netpoint(), nullptr, nullptr, route({nic_down[nic]}),
-                        false);
       }
-      zone->seal();
-      pod_zone->add_route(zone->get_netpoint(), nullptr, gw, nullptr, {}, false);
-      pod_zone->add_route(nullptr, zone->get_netpoint(), nullptr, gw, {}, false);
       for (sg4::Host* h : members) hosts_.push_back(h);
     }
     if (fat_tree) {
-      // SimGrid resolves a route through a zone's gateway recursively from the common ancestor,
-      // which fails for a router placed directly in the pod while hosts sit one level deeper;
-      // the first island's gateway serves as the pod's (the pod's star has no links of its own).
-      const int pod_nodes = (last_island - first_island) * nodes_per_island;
+      // Traffic leaves the group through a router of its own, then the group's uplink.
+      auto* gw = zone->create_router("leaf" + std::to_string(grp) + "_gw");
+      zone->add_route(gw, nullptr, nullptr, nullptr, {}, false);
+      zone->add_route(nullptr, gw, nullptr, nullptr, {}, false);
+      const int group_nodes = (last_island - first_island) * nodes_per_island;
       const double uplink =
-          pod_nodes * nics * c.network.nic_bandwidth / c.network.oversubscription;
-      sg4::Link* pu = make_link(root, "pod" + std::to_string(pod) + "_up", uplink, 0);
-      sg4::Link* pd = make_link(root, "pod" + std::to_string(pod) + "_down", uplink, 0);
-      pod_zone->seal();
-      root->add_route(pod_zone->get_netpoint(), nullptr, pod_gateway, nullptr, route({pu}), false);
-      root->add_route(nullptr, pod_zone->get_netpoint(), nullptr, pod_gateway, route({pd}), false);
+          group_nodes * nics * c.network.nic_bandwidth / c.network.oversubscription;
+      sg4::Link* gu = make_link(root, "leaf" + std::to_string(grp) + "_up", uplink, 0);
+      sg4::Link* gd = make_link(root, "leaf" + std::to_string(grp) + "_down", uplink, 0);
+      zone->seal();
+      root->add_route(zone->get_netpoint(), nullptr, gw, nullptr, route({gu}), false);
+      root->add_route(nullptr, zone->get_netpoint(), nullptr, gw, route({gd}), false);
     }
   }
   root->seal();

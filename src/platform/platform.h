@@ -1,13 +1,15 @@
 // SimGrid platform for a cluster: one host per GPU (speed = peak FLOP/s of the plan's
 // precision), NVLink islands and an inter-island fabric.
 //
-//   root (star) ── pods (star, fat-tree only: one up and one down link per pod, capacity of its
-//   │               nodes' NICs divided by `oversubscription`)
-//   └── islands (full zone): GPU k ──nvl_k_up──▶ NVSwitch ──nvl_j_down──▶ GPU j
-//                           GPU k ──nic_{node,k mod nics}_up──▶ gateway ──▶ fabric
+//   root (star) ── leaf groups (star zones, fat tree only; one up and one down link each, the
+//   │               capacity of the group's NICs divided by `oversubscription`)
+//   └── GPUs: to anywhere   GPU k ──nic_{node, k mod nics}_up──▶ ... ──nic_down──▶ GPU j
+//             same island   GPU k ──nvl_k_up──▶ NVSwitch ──nvl_j_down──▶ GPU j   (bypass route)
 //
-// Latencies split half on each side, so GPU-to-GPU latency is nvlink.latency inside an island
-// and network.latency across islands.
+// GPUs sit directly in their leaf group (or in the root for a single switch): SimGrid checks
+// every new link's and host's name against every zone, so few zones keep building 16k GPUs
+// fast. Latencies split half on each side, so GPU-to-GPU latency is nvlink.latency inside an
+// island and network.latency across islands.
 #ifndef TRIDENT_PLATFORM_PLATFORM_H_
 #define TRIDENT_PLATFORM_PLATFORM_H_
 
