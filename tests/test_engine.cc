@@ -178,16 +178,42 @@ TEST_CASE("sequence parallelism and interleaving run in full fidelity too", "[en
   CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
 }
 
-TEST_CASE("fast and full fidelity agree on a 3D-parallel step", "[engine][fidelity]") {
-  // 64 GPUs, TP in islands, DP across nodes.
-  Scenario sc = scenario(a100_cluster(8), gpt_model(8, 2048, 16, 1024, 32000),
-                         plan(4, 2, 8, 1, 4, ScheduleKind::k1F1B));
-  const Report fast = simulate(sc, Fidelity::kFast);
-  const Report full = simulate(sc, Fidelity::kFull);
-  CHECK(fast.step_time_s == Approx(full.step_time_s).epsilon(0.01));
-  CHECK(fast.bubble_fraction == Approx(full.bubble_fraction).epsilon(0.02));
-  CHECK(fast.dp_comm_exposed_s == Approx(full.dp_comm_exposed_s).epsilon(0.01));
-  CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
+TEST_CASE("fast and full fidelity agree on 3D-parallel steps", "[engine][fidelity]") {
+  struct Case {
+    const char* name;
+    int nodes, t, p, d, m;
+    double oversubscription;
+    int nics;
+    ParallelDim first;
+  };
+  // Every case has 64 GPUs and data-parallel traffic between nodes. The tapered and
+  // shared-NIC fabrics turn off the one-rank-flows shortcut; the strided placement puts TP
+  // rings on the network (no closed form); the others exercise every shortcut.
+  const Case cases[] = {
+      {"TP in islands, rail NICs", 8, 4, 2, 8, 4, 1, 8, ParallelDim::kTensor},
+      {"tapered fat tree", 8, 8, 2, 4, 4, 4, 8, ParallelDim::kTensor},
+      {"two GPUs per NIC", 8, 4, 4, 4, 8, 1, 4, ParallelDim::kTensor},
+      {"TP strided across nodes", 8, 2, 2, 16, 4, 1, 8, ParallelDim::kData},
+  };
+  for (const Case& c : cases) {
+    ClusterSpec cl = a100_cluster(c.nodes);
+    cl.network.nodes_per_leaf = 2;
+    cl.network.oversubscription = c.oversubscription;
+    cl.network.nics_per_node = c.nics;
+    Scenario sc = scenario(cl, gpt_model(8, 2048, 16, 1024, 32000),
+                           plan(c.t, c.p, c.d, 1, c.m, ScheduleKind::k1F1B));
+    if (c.first == ParallelDim::kData) {
+      sc.plan.placement = {ParallelDim::kData, ParallelDim::kTensor, ParallelDim::kPipeline};
+    }
+    const Report fast = simulate(sc, Fidelity::kFast);
+    const Report full = simulate(sc, Fidelity::kFull);
+    INFO(c.name);
+    CHECK(fast.step_time_s == Approx(full.step_time_s).epsilon(0.01));
+    CHECK(fast.bubble_fraction == Approx(full.bubble_fraction).epsilon(0.02));
+    CHECK(fast.dp_comm_exposed_s == Approx(full.dp_comm_exposed_s).epsilon(0.01));
+    CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
+    CHECK(fast.pp_comm_exposed_s == Approx(full.pp_comm_exposed_s).epsilon(0.01));
+  }
 }
 
 TEST_CASE("same input, same output", "[engine][determinism]") {
