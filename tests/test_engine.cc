@@ -100,6 +100,22 @@ TEST_CASE("fat tree: transfers across leaf groups, and oversubscription thins th
   CHECK(thin == Approx(4 * full).epsilon(0.02));
 }
 
+TEST_CASE("in-switch reduction: an island all-reduce moves the buffer once each way", "[engine][collective]") {
+  ClusterSpec c = a100_cluster(1);
+  c.nvlink.bandwidth = 450e9;
+  c.nvlink.in_switch_reduction_efficiency = 0.6;
+  const double S = 1e9;
+  const std::vector<int> group = {0, 1, 2, 3, 4, 5, 6, 7};
+  const double t = isolated_double(
+      [&] { return probe_collective_time(c, CollectiveOp::kAllReduce, {group}, S, true); });
+  CHECK(t == Approx(2e-6 + S / (0.6 * 450e9)).epsilon(1e-3));
+  CHECK(island_collective_time(CollectiveOp::kAllReduce, 8, S, c.nvlink) ==
+        Approx(2e-6 + S / (0.6 * 450e9)));
+  // Reduce-scatter and all-gather stay rings.
+  CHECK(island_collective_time(CollectiveOp::kAllGather, 8, S, c.nvlink) ==
+        Approx(7 * (2e-6 + S / (8 * 450e9))));
+}
+
 TEST_CASE("collectives that share a NIC slow each other down", "[engine][collective]") {
   ClusterSpec c = a100_cluster(2);
   c.network.nics_per_node = 1;  // all eight GPUs of a node share one NIC

@@ -38,6 +38,10 @@ struct NvlinkSpec {
   double bandwidth = 0;              // bytes/s per GPU per direction
   double latency = 0;                // s, GPU to GPU
   double protocol_efficiency = 1.0;  // achieved fraction of link bandwidth for bulk transfers
+  // In-switch reduction (NVLink SHARP, NCCL's NVLS): when > 0, an all-reduce inside an island
+  // sends each GPU's buffer to the switch once and receives the sum once, at this fraction of
+  // the link bandwidth, instead of running a ring. 0: no in-switch reduction (A100).
+  double in_switch_reduction_efficiency = 0;
 };
 
 enum class Topology { kSingleSwitch, kFatTree };

@@ -51,6 +51,8 @@ NvlinkSpec read_nvlink(const MapReader& nv, int gpus_per_node) {
       nv.req_quantity("bandwidth", Dimension::kBandwidth, false, limits::kMaxLinkBandwidth);
   spec.latency = nv.req_quantity("latency", Dimension::kTime, true, limits::kMaxLatency);
   spec.protocol_efficiency = nv.opt_number("protocol_efficiency", 0, true, 1).value_or(1.0);
+  spec.in_switch_reduction_efficiency =
+      nv.opt_number("in_switch_reduction_efficiency", 0, true, 1).value_or(0.0);
   return spec;
 }
 

@@ -59,6 +59,23 @@ std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vect
   if (groups.empty() || groups.front().size() < 2 || bytes <= 0) return out;
   const int n = static_cast<int>(groups.front().size());
   std::vector<std::vector<int>> intra, inter;
+  if (op == CollectiveOp::kAllReduce && opt.in_switch_efficiency > 0) {
+    bool one_island = true;
+    for (const auto& g : groups) {
+      for (int gpu : g) one_island = one_island && island_of(gpu) == island_of(g.front());
+    }
+    if (one_island) {
+      // Up to the switch and back: each GPU's link carries the buffer once in each direction.
+      Phase phase;
+      for (const auto& g : groups) {
+        for (size_t i = 0; i < g.size(); ++i) {
+          phase.flows.push_back({g[i], g[(i + 1) % g.size()], bytes, opt.in_switch_efficiency});
+        }
+      }
+      out.push_back(std::move(phase));
+      return out;
+    }
+  }
   if (!split_by_island(groups, island_of, &intra, &inter)) {
     ring_steps(groups, op_steps(op, n), bytes / n, opt, &out);
     return out;
@@ -84,10 +101,17 @@ double ring_collective_time(CollectiveOp op, int n, double bytes, double latency
   return op == CollectiveOp::kAllReduce ? all_reduce : all_reduce / 2;
 }
 
+double island_collective_time(CollectiveOp op, int n, double bytes, const NvlinkSpec& nvl) {
+  if (n < 2) return 0;
+  if (op == CollectiveOp::kAllReduce && nvl.in_switch_reduction_efficiency > 0) {
+    return nvl.latency + bytes / (nvl.bandwidth * nvl.in_switch_reduction_efficiency);
+  }
+  return ring_collective_time(op, n, bytes, nvl.latency, nvl.bandwidth, nvl.protocol_efficiency);
+}
+
 double fuse_segment(const Segment& seg, int t, const NvlinkSpec& nvl, double* exposed) {
   if (seg.tp_bytes <= 0 || t < 2) return seg.compute_s + seg.overlap_s;
-  const double comm = ring_collective_time(seg.tp_op, t, seg.tp_bytes, nvl.latency, nvl.bandwidth,
-                                           nvl.protocol_efficiency);
+  const double comm = island_collective_time(seg.tp_op, t, seg.tp_bytes, nvl);
   *exposed += std::max(0.0, comm - seg.overlap_s);
   return seg.compute_s + std::max(comm, seg.overlap_s);
 }

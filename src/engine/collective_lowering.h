@@ -25,6 +25,7 @@ struct Flow {
   int src = 0;
   int dst = 0;
   double bytes = 0;
+  double efficiency = 0;  // protocol efficiency; 0: the route's (NVLink or network)
 };
 
 struct Phase {
@@ -34,6 +35,9 @@ struct Phase {
 
 struct LoweringOptions {
   bool collapse_steps = true;  // false: one phase per ring step (validation mode)
+  // > 0: all-reduces confined to one island use in-switch reduction (NVLS) at this efficiency:
+  // every GPU sends its buffer to the switch and receives the sum, one flow each way.
+  double in_switch_efficiency = 0;
 };
 
 // Returns the phases of `op` over every group in `groups` at once (the groups run side by side,
@@ -62,6 +66,10 @@ struct FusedPass {
   double duration = 0;    // compute plus the exposed part of every all-reduce
   double tp_exposed = 0;  // exposed all-reduce time (beyond the compute overlapping it)
 };
+
+// Returns the closed-form time of `op` on `bytes` over `n` GPUs of one island: a ring, or for
+// an all-reduce with in-switch reduction, latency + bytes / (bandwidth * its efficiency).
+double island_collective_time(CollectiveOp op, int n, double bytes, const NvlinkSpec& nvlink);
 
 // Returns the closed-form time of `pass` on a TP group of `t` GPUs in one island.
 FusedPass fuse_pass(const Pass& pass, int t, const NvlinkSpec& nvlink);

@@ -14,7 +14,8 @@ void run_flows(const Platform& platform, const std::vector<Flow>& flows,
   std::vector<sg4::CommPtr> comms;
   comms.reserve(flows.size());
   for (const Flow& f : flows) {
-    const double bytes = f.bytes / platform.efficiency(f.src, f.dst);
+    const double eff = f.efficiency > 0 ? f.efficiency : platform.efficiency(f.src, f.dst);
+    const double bytes = f.bytes / eff;
     comms.push_back(sg4::Comm::sendto_async(platform.host(f.src), platform.host(f.dst),
                                             static_cast<std::uint64_t>(std::llround(bytes))));
   }

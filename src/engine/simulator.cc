@@ -53,6 +53,7 @@ class StepSimulation {
     v_ = static_cast<int>(w.stages.front().chunks.size());
     full_ = opt.fidelity == Fidelity::kFull;
     lowering_.collapse_steps = !full_;
+    lowering_.in_switch_efficiency = sc.cluster.nvlink.in_switch_reduction_efficiency;
     // Closed-form TP only where it is exact: TP groups alone on their NVLink links.
     fuse_tp_ = !full_ && (t_ == 1 || ranks_.tensor_traffic_isolated());
     dp_op_ = sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
