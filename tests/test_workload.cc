@@ -190,3 +190,20 @@ TEST_CASE("uneven pipeline splits put the given layers on each stage", "[workloa
   CHECK(w.model_flops_per_step ==
         Approx(72 * B * l * s * h * h * (1 + s / (6 * h) + V / (12 * h * l))).epsilon(1e-12));
 }
+
+TEST_CASE("grouped-query attention and SwiGLU change the GEMM FLOPs as they should", "[workload]") {
+  // Llama 3 70B shapes: a = 64 heads, g = 8 KV groups, f = 28672, SwiGLU.
+  ModelSpec m = gpt_model(80, 8192, 64, 8192, 128256);
+  m.num_query_groups = 8;
+  m.ffn_hidden_size = 28672;
+  m.swiglu = true;
+  const LayerDims d = make_layer_dims(m, plan(8, 1, 1, 1, 1, ScheduleKind::k1F1B));
+  const double b = 1, s = 8192, h = 8192, g = 8, a = 64, f = 28672, t = 8;
+  const double qkv = 2 * b * s * h * (h + 2 * h * g / a);
+  const double attention = 4 * b * s * s * h;
+  const double proj = 2 * b * s * h * h;
+  const double mlp = 3 * 2 * b * s * h * f;  // gate, up and down projections
+  CHECK(gemm_flops(layer_forward_ops(d)) == Approx((qkv + attention + proj + mlp) / t));
+  // Parameters: K/V projections shrink with the groups; three MLP matrices.
+  CHECK(layer_params(m) == Approx(h * (h + 2 * h * g / a) + h * h + 3 * h * f + 2 * h));
+}
