@@ -4,8 +4,11 @@
 #include "cli/commands.h"
 #include "config/scenario.h"
 #include "core/errors.h"
+#include "core/output_file.h"
 #include "engine/simulator.h"
 #include "report/metrics.h"
+#include "report/svg_timeline.h"
+#include "report/trace_writer.h"
 #include "report/writers.h"
 #include "schedule/program.h"
 #include "workload/stage_work.h"
@@ -20,7 +23,7 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "Simulates one training step (one global batch) of the scenario's model on its cluster\n"
       "with its tensor x pipeline x data plan, and prints step time, bubble, utilization, MFU,\n"
       "exposed communication and memory per GPU.\n\noptions");
-  std::string format = "table", fidelity = "fast";
+  std::string format = "table", fidelity = "fast", trace_path, timeline_path;
   std::vector<std::string> sets;
   opts.add_options()("help,h", "show this help")(
       "set", po::value(&sets)->composing(),
@@ -29,7 +32,11 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "format", po::value(&format), "report format: table (default), json or csv")(
       "fidelity", po::value(&fidelity),
       "fast (default): one actor per tensor-parallel group, closed-form collectives where "
-      "exact; full: every GPU and every ring step simulated (validation, slower)");
+      "exact; full: every GPU and every ring step simulated (validation, slower)")(
+      "trace", po::value(&trace_path),
+      "also write the step as Chrome trace-event JSON to FILE.json (open in ui.perfetto.dev)")(
+      "timeline", po::value(&timeline_path),
+      "also draw the pipeline schedule as an SVG Gantt chart, one row per stage, to FILE.svg");
   po::options_description hidden;
   std::string scenario_path;
   hidden.add_options()("scenario", po::value(&scenario_path));
@@ -56,15 +63,31 @@ int run_simulate_command(const std::vector<std::string>& args) {
     throw po::error("--fidelity must be fast or full, not '" + fidelity + "'");
   }
 
+  // Output files are checked now, so that a bad path fails before a long simulation.
+  const std::pair<const char*, const std::string*> outputs[] = {{"trace", &trace_path},
+                                                                {"timeline", &timeline_path}};
+  for (const auto& [option, path] : outputs) {
+    if (!vm.count(option)) continue;
+    const std::string problem = output_path_problem(*path);
+    if (!problem.empty()) throw po::error("--" + std::string(option) + ": " + problem);
+  }
+
   const Scenario scenario = load_scenario(scenario_path, sets);
   const Workload workload = build_workload(scenario);
   const std::vector<StageProgram> programs = build_programs(scenario.plan);
   SimOptions sim;
   sim.fidelity = fid;
-  sim.record_intervals = false;
+  sim.record_intervals = !trace_path.empty() || !timeline_path.empty();
   const Timeline timeline = simulate_step(scenario, workload, programs, sim);
   const Report report = make_report(scenario, workload, timeline, fidelity_name(fid));
   std::cout << format_report(report, report_format);
+  // Written only now that the step simulated, each whole or not at all.
+  if (!trace_path.empty()) {
+    write_file_atomically(trace_path, format_trace(scenario, workload, programs, timeline));
+  }
+  if (!timeline_path.empty()) {
+    write_file_atomically(timeline_path, format_svg_timeline(scenario, timeline));
+  }
   return 0;
 }
 
