@@ -10,6 +10,12 @@
 namespace trident {
 
 int run_simulate_command(const std::vector<std::string>& args);
+// trident sweep SCENARIO [--vary K=V1,V2,...]... [--jobs N] [--out FILE] [--resume] [--shard I/N]
+int run_sweep_command(const std::vector<std::string>& args);
+// trident compare SCENARIO (--variant NAME:K=V,...)... | --tp-placement intra,inter
+int run_compare_command(const std::vector<std::string>& args);
+// trident merge FILE...: joins sharded sweep CSVs in point order
+int run_merge_command(const std::vector<std::string>& args);
 
 }  // namespace trident
 

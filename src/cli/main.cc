@@ -17,6 +17,9 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  simulate SCENARIO   simulate one 3D-parallel training step and print the report\n"
+    "  sweep SCENARIO      simulate every point of a sweep (--vary K=V1,V2,...), one CSV row each\n"
+    "  compare SCENARIO    simulate variants side by side (--variant, --tp-placement intra,inter)\n"
+    "  merge FILE...       join the CSV files of a sharded sweep (sweep --shard I/N)\n"
     "\n"
     "Run `trident <command> --help` for the options of a command.\n"
     "Exit codes: 0 success, 1 simulation failure, 2 bad input.\n";
@@ -36,6 +39,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
   try {
     if (command == "simulate") return trident::run_simulate_command(args);
+    if (command == "sweep") return trident::run_sweep_command(args);
+    if (command == "compare") return trident::run_compare_command(args);
+    if (command == "merge") return trident::run_merge_command(args);
     std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const trident::ConfigError& e) {

@@ -1,0 +1,98 @@
+// trident merge: joins the CSV files of a sharded sweep back into one, in point order.
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "cli/commands.h"
+#include "cli/sweep_csv.h"
+#include "core/errors.h"
+
+namespace po = boost::program_options;
+
+namespace trident {
+namespace {
+
+ConfigError merge_error(const std::string& file, const std::string& what) {
+  SourceLocation where;
+  where.file = file;
+  return ConfigError(where, what);
+}
+
+}  // namespace
+
+int run_merge_command(const std::vector<std::string>& args) {
+  po::options_description opts(
+      "usage: trident merge FILE... > all.csv\n\n"
+      "Joins the CSV files written by `trident sweep --shard I/N --out FILE` into the file an\n"
+      "unsharded sweep writes: one header, the rows of every file sorted by their point index.\n"
+      "The files must come from the same sweep (same header); a point in two files must have\n"
+      "the same row in both. It is an error when a file ends in a torn row (rerun that shard\n"
+      "with --resume) or when points are missing between the first and the last.\n\noptions");
+  opts.add_options()("help,h", "show this help");
+  po::options_description hidden;
+  std::vector<std::string> files;
+  hidden.add_options()("file", po::value(&files)->composing());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("file", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (files.empty()) throw po::error("missing FILE arguments (the shards' CSV files)");
+
+  std::string header;
+  std::string header_file;
+  std::map<int, std::string> rows;  // point index -> line
+  for (const std::string& file : files) {
+    if (!std::filesystem::is_regular_file(file)) throw merge_error(file, "no such file");
+    std::ifstream in(file, std::ios::binary);
+    const SweepFileContent content =
+        parse_sweep_file(std::string(std::istreambuf_iterator<char>(in), {}), file);
+    if (content.torn) {
+      throw merge_error(file,
+                        "its last row is incomplete (an interrupted shard: rerun it with "
+                        "--resume before merging)");
+    }
+    if (content.header.empty()) throw merge_error(file, "empty file (a shard that never started?)");
+    if (header.empty()) {
+      header = content.header;
+      header_file = file;
+    } else if (content.header != header) {
+      throw merge_error(file, "its header differs from " + header_file +
+                                  "'s: the files are not from the same sweep");
+    }
+    for (const SweepFileContent::Row& row : content.rows) {
+      const auto [it, inserted] = rows.emplace(row.index, row.line);
+      if (!inserted && it->second != row.line) {
+        throw merge_error(
+            file, "point " + std::to_string(row.index) + " has another row in an earlier file");
+      }
+    }
+  }
+  if (!rows.empty()) {
+    std::string missing;
+    int count = 0;
+    for (int i = 0; i < rows.rbegin()->first; ++i) {
+      if (rows.count(i)) continue;
+      if (++count <= 10) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+    }
+    if (count > 0) {
+      throw merge_error(files.front(), std::to_string(count) + " points missing from the files (" +
+                                           missing + (count > 10 ? ", ..." : "") +
+                                           "): a shard failed, is still running or was not named");
+    }
+  }
+  std::cout << header;
+  for (const auto& [index, line] : rows) std::cout << line;
+  std::cout.flush();
+  return std::cout ? 0 : 1;
+}
+
+}  // namespace trident

@@ -1,0 +1,167 @@
+// trident sweep: one simulation per point of a cartesian product of settings, each in its own
+// child process (this binary's `simulate --format csv`), rows streamed to CSV in point order.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "cli/child_runner.h"
+#include "cli/commands.h"
+#include "cli/progress_line.h"
+#include "cli/sweep_csv.h"
+#include "cli/sweep_output.h"
+#include "cli/sweep_points.h"
+#include "config/scenario.h"
+#include "core/errors.h"
+#include "report/writers.h"
+
+namespace po = boost::program_options;
+
+namespace trident {
+namespace {
+
+const char* kSweepHelp =
+    "usage: trident sweep SCENARIO [--vary KEY=V1,V2,...]... [options]\n"
+    "\n"
+    "Simulates every point of a sweep and writes one CSV row per point. The points are the\n"
+    "cartesian product of the scenario's `sweep:` axes and of each --vary (a --vary of a key\n"
+    "the scenario sweeps replaces its values), first axis slowest. Any cluster., model. or\n"
+    "plan. key can vary; each point runs as `trident simulate SCENARIO --set KEY=V ...` in its\n"
+    "own process. `...` continues a doubling run: --vary plan.num_microbatches=1,2,4,...,128.\n"
+    "\n"
+    "Columns: point (index in the whole sweep), the varied keys, the report's scalar keys\n"
+    "(bubble_fraction beside ideal_bubble_fraction, the closed form (p-1)/(m+p-1)), then\n"
+    "status: ok, \"does not fit\" (ran, but a GPU's memory exceeds its HBM) or \"error: WHY\"\n"
+    "(no report; the sweep goes on). Rows are in point order, whatever finishes first.\n"
+    "Exit status 0 when every point has its row, failed or not; 2 on bad options or scenario.\n"
+    "\n"
+    "options";
+
+// The report columns of a child's `simulate --format csv` output, or "" when it is not one.
+std::string report_row_of(const std::string& out, const std::string& header) {
+  if (out.size() < header.size() || out.compare(0, header.size(), header) != 0) return "";
+  std::string row = out.substr(header.size());
+  if (row.empty() || row.back() != '\n' || row.find('\n') != row.size() - 1) return "";
+  row.pop_back();
+  return row;
+}
+
+}  // namespace
+
+int run_sweep_command(const std::vector<std::string>& args) {
+  po::options_description opts(kSweepHelp);
+  std::vector<std::string> varies, sets;
+  std::string out_path, shard_text, fidelity;
+  int jobs = 0;
+  opts.add_options()("help,h", "show this help")(
+      "vary", po::value(&varies)->composing(),
+      "an axis: KEY=V1,V2,... (repeatable); commas inside [..] stay in the value: "
+      "--vary \"plan.placement=[tensor, data, pipeline],[data, tensor, pipeline]\"")(
+      "set", po::value(&sets)->composing(), "a fixed override for every point (as simulate)")(
+      "jobs,j", po::value(&jobs), "points simulated at once (default: the number of CPUs)")(
+      "out,o", po::value(&out_path),
+      "write the CSV to FILE (default stdout); rows are appended and synced one by one")(
+      "resume",
+      "keep the rows already in --out and run only the missing points; a sweep "
+      "killed at any moment and resumed gives the same file as one uninterrupted run")(
+      "shard", po::value(&shard_text),
+      "I/N: run only points whose index is I modulo N (0 <= I < N); join the shards' files "
+      "with `trident merge` (scripts/slurm_sweep.sh does both on Slurm)")(
+      "fidelity", po::value(&fidelity), "passed to simulate: fast (default) or full");
+  po::options_description hidden;
+  std::string scenario_path;
+  hidden.add_options()("scenario", po::value(&scenario_path));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (scenario_path.empty()) throw po::error("missing SCENARIO file");
+  if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
+  if (jobs < 1) jobs = available_cpus();
+  const bool resume = vm.count("resume") > 0;
+  if (resume && out_path.empty()) throw po::error("--resume needs --out FILE");
+  if (!fidelity.empty() && fidelity != "fast" && fidelity != "full") {
+    throw po::error("--fidelity must be fast or full, not '" + fidelity + "'");
+  }
+  const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
+
+  // The scenario is loaded here only to check it and read its `sweep:` block; each point is
+  // loaded again, with its overrides, by its child.
+  const Scenario scenario = load_scenario(scenario_path, sets);
+  std::vector<SweepAxis> vary_axes;
+  for (const std::string& v : varies) vary_axes.push_back(parse_vary(v));
+  const std::vector<SweepAxis> axes = combine_axes(scenario.sweep, vary_axes);
+  if (axes.empty()) {
+    throw po::error("nothing to sweep: give --vary KEY=V1,V2,... or a `sweep:` block in " +
+                    scenario_path);
+  }
+  const std::vector<SweepPoint> planned = select_shard(expand_points(axes), shard);
+
+  const std::string report_header = csv_header();
+  std::vector<std::string> header_fields;
+  split_csv_line(report_header.substr(0, report_header.size() - 1), &header_fields);
+  const int report_columns = static_cast<int>(header_fields.size());
+  size_t fits_column = header_fields.size();
+  for (size_t i = 0; i < header_fields.size(); ++i) {
+    if (header_fields[i] == "fits_in_memory") fits_column = i;
+  }
+
+  SweepOutput output(out_path, sweep_header(axes, report_header), planned, resume);
+  std::vector<size_t> to_run;  // positions in `planned`
+  for (size_t i = 0; i < planned.size(); ++i) {
+    if (!output.has_row(i)) to_run.push_back(i);
+  }
+  const std::string exe = self_executable();
+  std::vector<std::vector<std::string>> commands;
+  for (size_t position : to_run) {
+    std::vector<std::string> argv = {exe, "simulate", scenario_path};
+    std::vector<std::string> overrides = sets;
+    for (const std::string& o : point_overrides(axes, planned[position])) overrides.push_back(o);
+    for (const std::string& o : overrides) {
+      argv.push_back("--set");
+      argv.push_back(o);
+    }
+    argv.insert(argv.end(), {"--format", "csv"});
+    if (!fidelity.empty()) argv.insert(argv.end(), {"--fidelity", fidelity});
+    commands.push_back(std::move(argv));
+  }
+
+  size_t failed = 0, not_fitting = 0;
+  ProgressLine progress("sweep", commands.size());
+  run_children(
+      commands, jobs,
+      [&](size_t i, const ChildResult& result) {
+        const SweepPoint& point = planned[to_run[i]];
+        std::string report_row, status;
+        if (!result.ok()) {
+          status = "error: " + result.failure();
+        } else if ((report_row = report_row_of(result.out, report_header)).empty()) {
+          status = "error: unexpected output from simulate";
+        } else {
+          std::vector<std::string> fields;
+          split_csv_line(report_row, &fields);
+          const bool fits = fits_column >= fields.size() || fields[fits_column] != "false";
+          status = fits ? "ok" : "does not fit";
+          if (!fits) ++not_fitting;
+        }
+        const bool point_failed = report_row.empty();
+        if (point_failed) ++failed;
+        output.add(to_run[i], sweep_row(point, report_row, report_columns, status));
+        progress.item_done(point_failed);
+      },
+      [&] { progress.tick(); });
+  output.finish();
+  progress.finish();
+  if (failed > 0 || not_fitting > 0) {
+    std::cerr << "trident sweep: " << failed << " of " << commands.size() << " points failed, "
+              << not_fitting << " do not fit in memory (see the status column)\n";
+  }
+  return 0;
+}
+
+}  // namespace trident

@@ -1,0 +1,61 @@
+// Writes a sweep's CSV rows in point order while points finish in any order, so that a sweep
+// killed at any moment (even by SIGKILL) leaves a file that `--resume` can complete into exactly
+// the file an uninterrupted run writes.
+//
+// Rows are appended as whole lines, each with one write() and an fsync, in point order: the
+// file is always the header and a prefix of the rows (plus, after a power cut, perhaps a torn
+// last line). Resuming reads the file back, drops a torn last line and appends the rest. A file
+// whose rows are not such a prefix (edited by hand) is instead rebuilt in a temporary file
+// beside it that replaces it by rename once every row is in.
+#ifndef TRIDENT_CLI_SWEEP_OUTPUT_H_
+#define TRIDENT_CLI_SWEEP_OUTPUT_H_
+
+#include <string>
+#include <vector>
+
+#include "cli/sweep_points.h"
+
+namespace trident {
+
+class SweepOutput {
+ public:
+  // Writes to `path`, or to stdout when `path` is empty. `planned` are the points this run is
+  // responsible for (one shard), in point order; `header` is sweep_header() of the sweep.
+  // With `resume` and an existing non-empty file at `path`, keeps the rows already there.
+  // Throws ConfigError (exit 2) when that file is not from this sweep (another header, a row
+  // of a point outside `planned`, a duplicate, other varied values), and std::runtime_error
+  // when the file cannot be opened or written.
+  SweepOutput(const std::string& path, const std::string& header,
+              const std::vector<SweepPoint>& planned, bool resume);
+  ~SweepOutput();
+  SweepOutput(const SweepOutput&) = delete;
+  SweepOutput& operator=(const SweepOutput&) = delete;
+
+  // Whether planned point `position` (an index into `planned`) already has its row.
+  bool has_row(size_t position) const { return !rows_[position].empty(); }
+  // Number of planned points whose rows were found in the resumed file.
+  size_t resumed() const { return resumed_; }
+
+  // Gives the row line (with '\n') of planned point `position`; writes every row that is now
+  // next in point order. Throws std::runtime_error when writing fails.
+  void add(size_t position, const std::string& line);
+
+  // Call once every planned point has its row: completes a rebuilt file (rename).
+  void finish();
+
+ private:
+  void write_line(const std::string& line);
+  void flush_ready();
+
+  std::string path_;      // final file, "" for stdout
+  std::string tmp_path_;  // set when rebuilding into a temporary file
+  int fd_ = -1;
+  bool sync_ = false;              // fsync after each line (files, not stdout)
+  std::vector<std::string> rows_;  // per planned position; "" while missing
+  size_t next_ = 0;                // first position not yet in the file
+  size_t resumed_ = 0;
+};
+
+}  // namespace trident
+
+#endif  // TRIDENT_CLI_SWEEP_OUTPUT_H_

@@ -1,0 +1,338 @@
+// End-to-end tests of `trident sweep`, `trident merge` and `trident compare`: rows in point
+// order whatever --jobs, failing points as rows, SIGKILL + --resume giving the uninterrupted
+// file byte for byte, shards merged back byte for byte, and the intra- versus inter-node
+// tensor-parallel comparison on the shipped scenario.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A fresh scratch directory for one test case.
+std::string scratch(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("trident_sweep_cli_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+// Runs `trident ARGS` in the source directory; stdout, stderr (not a terminal) and exit code.
+Result trident(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string err_file =
+      (fs::temp_directory_path() / ("trident_sweep_cli_" + std::to_string(::getpid()) + "_" +
+                                    std::to_string(counter++) + ".err"))
+          .string();
+  std::string cmd = "cd " + quote(TRIDENT_SOURCE_DIR) + " && " + quote(TRIDENT_BINARY);
+  for (const std::string& a : args) cmd += " " + quote(a);
+  cmd += " 2>" + quote(err_file);
+  Result r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = slurp(err_file);
+  fs::remove(err_file);
+  return r;
+}
+
+size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string f;
+  while (std::getline(ss, f, sep)) out.push_back(f);
+  return out;
+}
+
+// The CSV rows as maps from header key to (unquoted, comma-free) value.
+std::vector<std::vector<std::pair<std::string, std::string>>> rows_of(const std::string& csv) {
+  std::stringstream ss(csv);
+  std::string line;
+  std::getline(ss, line);
+  const std::vector<std::string> header = split(line, ',');
+  std::vector<std::vector<std::pair<std::string, std::string>>> rows;
+  while (std::getline(ss, line)) {
+    const std::vector<std::string> f = split(line, ',');
+    std::vector<std::pair<std::string, std::string>> row;
+    for (size_t i = 0; i < header.size() && i < f.size(); ++i) row.push_back({header[i], f[i]});
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string get(const std::vector<std::pair<std::string, std::string>>& row,
+                const std::string& key) {
+  for (const auto& [k, v] : row) {
+    if (k == key) return v;
+  }
+  FAIL("no column " << key);
+  return "";
+}
+
+// A sweep of 14 tiny points: long enough to be killed part-way.
+const std::vector<std::string> kLongSweep = {"sweep",  "scenarios/tiny.yaml",
+                                             "--vary", "plan.num_microbatches=1,2,4,...,64",
+                                             "--vary", "plan.micro_batch_size=1,2"};
+
+}  // namespace
+
+TEST_CASE("sweep writes one row per point in point order, whatever --jobs", "[sweep][cli]") {
+  const Result one = trident({"sweep", "scenarios/tiny.yaml", "--jobs", "1"});
+  const Result three = trident({"sweep", "scenarios/tiny.yaml", "--jobs", "3"});
+  INFO(one.err);
+  REQUIRE(one.code == 0);
+  REQUIRE(three.code == 0);
+  CHECK(one.out == three.out);
+  CHECK(one.err.empty());  // no progress line when stderr is not a terminal
+  CHECK(one.out.rfind("point,plan.num_microbatches,step_time_s,bubble_fraction,"
+                      "ideal_bubble_fraction,",
+                      0) == 0);
+  const auto rows = rows_of(one.out);
+  REQUIRE(rows.size() == 4);  // the scenario's sweep: [2, 4, 8, 16]
+  double last_bubble = 1;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CHECK(get(rows[i], "point") == std::to_string(i));
+    CHECK(get(rows[i], "status") == "ok");
+    CHECK(get(rows[i], "num_microbatches") == get(rows[i], "plan.num_microbatches"));
+    const double bubble = std::stod(get(rows[i], "bubble_fraction"));
+    CHECK(bubble < last_bubble);
+    last_bubble = bubble;
+    // Beside the measured bubble, the closed form (p-1)/(m+p-1) with p = 2.
+    const double m = std::stod(get(rows[i], "plan.num_microbatches"));
+    CHECK(std::stod(get(rows[i], "ideal_bubble_fraction")) == Approx(1 / (m + 1)).epsilon(1e-8));
+  }
+}
+
+TEST_CASE("failing and non-fitting points get their rows and the sweep goes on", "[sweep][cli]") {
+  const Result r =
+      trident({"sweep", "scenarios/tiny.yaml", "--vary", "plan.num_microbatches=4", "--vary",
+               "plan.tensor_parallel=3,2", "--vary", "cluster.gpu.memory=80 GiB,1 GiB"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = rows_of(r.out);
+  REQUIRE(rows.size() == 4);
+  // No report, then the reason: "0,4,3,80 GiB,,,...,error: ..."
+  const std::vector<std::string> lines = split(r.out, '\n');
+  CHECK(lines[1].rfind("0,4,3,80 GiB,,,", 0) == 0);
+  CHECK(lines[1].find(",error: ") != std::string::npos);
+  CHECK(lines[1].find("plan uses 12 GPUs") != std::string::npos);
+  CHECK(get(rows[2], "status") == "ok");
+  CHECK(get(rows[3], "status") == "does not fit");
+  CHECK(get(rows[3], "fits_in_memory") == "false");
+  CHECK(!get(rows[3], "step_time_s").empty());
+  CHECK(r.err.find("2 of 4 points failed") != std::string::npos);
+}
+
+TEST_CASE("a sweep killed with SIGKILL and resumed equals an uninterrupted one",
+          "[sweep][cli][resume]") {
+  const std::string dir = scratch("resume");
+  const std::string full = dir + "/full.csv", killed = dir + "/killed.csv";
+  std::vector<std::string> args = kLongSweep;
+  args.insert(args.end(), {"--jobs", "2", "--out", full});
+  REQUIRE(trident(args).code == 0);
+  const std::string expected = slurp(full);
+  REQUIRE(count_lines(expected) == 15);
+
+  // Start the same sweep, one point at a time, and kill it once a few rows are in.
+  std::vector<std::string> argv = {TRIDENT_BINARY};
+  argv.insert(argv.end(), kLongSweep.begin(), kLongSweep.end());
+  argv.insert(argv.end(), {"--jobs", "1", "--out", killed});
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  const std::string cwd = fs::current_path().string();
+  fs::current_path(TRIDENT_SOURCE_DIR);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), environ);
+  fs::current_path(cwd);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(spawned == 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (count_lines(slurp(killed)) < 4 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  CHECK(WIFSIGNALED(status));
+  const std::string partial = slurp(killed);
+  INFO("rows when killed: " << count_lines(partial) - 1);
+  REQUIRE(count_lines(partial) >= 4);
+  REQUIRE(count_lines(partial) < 15);      // killed part-way
+  CHECK(expected.rfind(partial, 0) == 0);  // always a prefix of the final file
+
+  std::vector<std::string> resume = kLongSweep;
+  resume.insert(resume.end(), {"--jobs", "2", "--out", killed, "--resume"});
+  const Result r = trident(resume);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(slurp(killed) == expected);
+
+  // A torn last row (a crash mid-write) is dropped and its point run again.
+  const size_t keep = expected.find('\n', expected.find('\n', expected.find('\n') + 1) + 1) + 1;
+  std::ofstream(killed, std::ios::binary) << expected.substr(0, keep + 10);
+  REQUIRE(trident(resume).code == 0);
+  CHECK(slurp(killed) == expected);
+
+  // Resuming a complete file changes nothing; resuming with another sweep is refused.
+  REQUIRE(trident(resume).code == 0);
+  CHECK(slurp(killed) == expected);
+  const Result other = trident({"sweep", "scenarios/tiny.yaml", "--vary",
+                                "plan.tensor_parallel=1,2", "--out", killed, "--resume"});
+  CHECK(other.code == 2);
+  CHECK(other.err.find("header differs") != std::string::npos);
+  CHECK(slurp(killed) == expected);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("three shards merged equal the unsharded sweep byte for byte", "[sweep][cli][shard]") {
+  const std::string dir = scratch("shard");
+  std::vector<std::string> whole = kLongSweep;
+  whole.insert(whole.end(), {"--out", dir + "/all.csv"});
+  REQUIRE(trident(whole).code == 0);
+  std::vector<std::string> merge = {"merge"};
+  for (int i = 2; i >= 0; --i) {  // any order of files
+    std::vector<std::string> shard = kLongSweep;
+    const std::string file = dir + "/shard" + std::to_string(i) + ".csv";
+    shard.insert(shard.end(), {"--shard", std::to_string(i) + "/3", "--out", file});
+    const Result r = trident(shard);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(count_lines(slurp(file)) == 1 + (i < 2 ? 5u : 4u));  // 14 points: 5, 5, 4
+    merge.push_back(file);
+  }
+  const Result merged = trident(merge);
+  INFO(merged.err);
+  REQUIRE(merged.code == 0);
+  CHECK(merged.out == slurp(dir + "/all.csv"));
+
+  // A missing shard or a torn one is an error, not a silently short file.
+  const Result missing = trident({"merge", dir + "/shard0.csv", dir + "/shard2.csv"});
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("points missing") != std::string::npos);
+  const std::string torn = slurp(dir + "/shard1.csv");
+  std::ofstream(dir + "/shard1.csv", std::ios::binary) << torn.substr(0, torn.size() - 5);
+  const Result bad = trident(merge);
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("incomplete") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("sweep and merge reject bad command lines with exit 2", "[sweep][cli][bad_inputs]") {
+  struct Case {
+    std::vector<std::string> args;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {{"sweep", "scenarios/gpt3-175b-3d.yaml"}, "nothing to sweep"},
+      {{"sweep", "scenarios/tiny.yaml", "--vary", "plan.tensor_paralel=1,2"}, "did you mean"},
+      {{"sweep", "scenarios/tiny.yaml", "--vary", "plan.num_microbatches=1,...,12"},
+       "power of two"},
+      {{"sweep", "scenarios/tiny.yaml", "--shard", "3/3"}, "--shard"},
+      {{"sweep", "scenarios/tiny.yaml", "--jobs", "0"}, "--jobs"},
+      {{"sweep", "scenarios/tiny.yaml", "--resume"}, "--resume needs --out"},
+      {{"sweep", "no/such.yaml", "--vary", "plan.num_microbatches=1"}, "no/such.yaml"},
+      {{"merge"}, "missing FILE"},
+      {{"merge", "no/such.csv"}, "no such file"},
+      {{"compare", "scenarios/tiny.yaml"}, "--variant"},
+      {{"compare", "scenarios/tiny.yaml", "--tp-placement", "intra,across"}, "across"},
+      {{"compare", "scenarios/tiny.yaml", "--variant", "a:plan.tensor_parallel=3"}, "variant a"},
+  };
+  for (const Case& c : cases) {
+    const Result r = trident(c.args);
+    INFO(c.args.back() << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.fragment) != std::string::npos);
+    CHECK(count_lines(r.err) == 1);
+    CHECK(r.out.empty());
+  }
+  for (const char* command : {"sweep", "compare", "merge"}) {
+    CHECK(trident({command, "--help"}).code == 0);
+  }
+}
+
+TEST_CASE("compare: TP across nodes is slower, and exposed TP communication explains it",
+          "[compare][cli]") {
+  const Result r = trident({"compare", "scenarios/tp-placement.yaml", "--tp-placement",
+                            "intra,inter", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["variants"].size() == 2);
+  const auto& intra = j["variants"][0];
+  const auto& inter = j["variants"][1];
+  CHECK(intra["name"] == "intra");
+  CHECK(inter["overrides"][0] == "plan.placement=[data, tensor, pipeline]");
+  const double slower = inter["step_time_s"].get<double>() - intra["step_time_s"].get<double>();
+  CHECK(inter["step_time_ratio"].get<double>() > 1.2);  // clearly slower
+  CHECK(inter["tp_comm_share"].get<double>() > 3 * intra["tp_comm_share"].get<double>());
+  // The extra exposed TP time accounts for most of the extra step time.
+  const double extra_tp =
+      inter["tp_comm_exposed_s"].get<double>() - intra["tp_comm_exposed_s"].get<double>();
+  CHECK(extra_tp > 0.8 * slower);
+  CHECK(intra["step_time_ratio"].get<double>() == 1.0);
+
+  const Result table =
+      trident({"compare", "scenarios/tp-placement.yaml", "--tp-placement", "intra,inter"});
+  REQUIRE(table.code == 0);
+  CHECK(table.out.find("exposed TP comm") != std::string::npos);
+  CHECK(table.out.find("vs first") != std::string::npos);
+}
+
+TEST_CASE("compare --variant prints one CSV row per variant", "[compare][cli]") {
+  const Result r = trident({"compare", "scenarios/tiny.yaml", "--variant", "base:", "--variant",
+                            "m16:plan.num_microbatches=16", "--format", "csv"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  REQUIRE(count_lines(r.out) == 3);
+  CHECK(r.out.rfind("variant,overrides,step_time_s,", 0) == 0);
+  const auto rows = rows_of(r.out);
+  CHECK(get(rows[0], "variant") == "base");
+  CHECK(get(rows[0], "step_time_ratio") == "1");
+  CHECK(std::stod(get(rows[1], "step_time_ratio")) > 1);
+  CHECK(get(rows[1], "status") == "ok");
+}
