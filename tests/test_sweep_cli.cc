@@ -336,3 +336,40 @@ TEST_CASE("compare --variant prints one CSV row per variant", "[compare][cli]") 
   CHECK(std::stod(get(rows[1], "step_time_ratio")) > 1);
   CHECK(get(rows[1], "status") == "ok");
 }
+
+TEST_CASE("scripts/slurm_sweep.sh runs shards as an array job and merges them",
+          "[sweep][cli][slurm]") {
+  // A stand-in sbatch that runs each job at once: array tasks one after another.
+  const std::string dir = scratch("slurm");
+  const std::string sbatch = dir + "/sbatch";
+  std::ofstream(sbatch) << R"(#!/usr/bin/env bash
+array=""; wrap=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --array=*) array=${1#--array=} ;;
+    --wrap) wrap=$2; shift ;;
+  esac
+  shift
+done
+if [ -n "$array" ]; then
+  for i in $(seq "${array%-*}" "${array#*-}"); do
+    SLURM_ARRAY_TASK_ID=$i SLURM_CPUS_PER_TASK=2 bash -c "$wrap" >/dev/null 2>&1 || exit 1
+  done
+else
+  bash -c "$wrap" || exit 1
+fi
+echo $RANDOM
+)";
+  fs::permissions(sbatch, fs::perms::owner_all);
+  const std::string cmd = "cd " + quote(TRIDENT_SOURCE_DIR) + " && PATH=" + quote(dir) +
+                          ":$PATH TRIDENT=" + quote(TRIDENT_BINARY) +
+                          " scripts/slurm_sweep.sh -n 3 -o " + quote(dir + "/out") +
+                          " scenarios/tiny.yaml --vary plan.micro_batch_size=1,2 >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const Result whole = trident({"sweep", "scenarios/tiny.yaml", "--vary",
+                                "plan.micro_batch_size=1,2"});
+  REQUIRE(whole.code == 0);
+  CHECK(slurp(dir + "/out/sweep.csv") == whole.out);
+  CHECK(fs::exists(dir + "/out/shard-2.csv"));
+  fs::remove_all(dir);
+}
