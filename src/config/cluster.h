@@ -22,6 +22,9 @@ struct ComputeEfficiency {
   double gemm_half_flops = 2e9;  // GEMM size (FLOP) at which efficiency is half of `gemm`
   double memory = 0.8;           // fraction of HBM bandwidth memory-bound kernels reach
   double kernel_overhead_s = 0;  // fixed cost per kernel (launch, tail)
+  // Streaming multiprocessors: a GEMM runs in waves of 128 x 128 output tiles, one tile per
+  // SM, and a last, partly filled wave wastes the idle SMs. 0: no wave quantization.
+  int sm_count = 0;
 };
 
 struct GpuSpec {
