@@ -1,7 +1,6 @@
 // The per-stage breakdown of the report (table and JSON `stages`): every stage, and its time
 // split into compute, exposed TP/PP/DP communication and bubble adds up to the step.
 #include <catch2/catch.hpp>
-
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>

@@ -2,8 +2,9 @@
 // every GPU and stage, never overlap intervals on one track, name intervals by what they are,
 // render with a real SVG renderer, and stay within their element budget at 64 x 512.
 // Simulations run in child processes (one SimGrid engine per process).
-#include <catch2/catch.hpp>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +14,6 @@
 #include <regex>
 #include <set>
 #include <string>
-#include <unistd.h>
 
 #include "core/isolated_run.h"
 #include "engine/simulator.h"
@@ -147,8 +147,8 @@ TEST_CASE("trace of a fast 1F1B step: every GPU and stage, no overlaps, named in
   // Each stage fills one node, so TP groups have their NVLink links to themselves and their
   // all-reduces are fused into the passes in closed form.
   const int t = 2, p = 4, d = 4, m = 6;
-  const Outputs out = simulate_outputs(small_scenario(t, p, d, m, ScheduleKind::k1F1B),
-                                       Fidelity::kFast);
+  const Outputs out =
+      simulate_outputs(small_scenario(t, p, d, m, ScheduleKind::k1F1B), Fidelity::kFast);
   const json trace = json::parse(out.trace);
   CHECK(trace.at("displayTimeUnit") == "ms");
   const auto tracks = tracks_of(trace);
@@ -194,8 +194,8 @@ TEST_CASE("trace of a fast 1F1B step: every GPU and stage, no overlaps, named in
         CHECK(args.at("bytes").get<double>() > 0);
       }
       if (name.rfind("F mb", 0) == 0) {
-        CHECK(args.at("layers") == std::to_string(2 * track.stage) + "-" +
-                                       std::to_string(2 * track.stage + 1));
+        CHECK(args.at("layers") ==
+              std::to_string(2 * track.stage) + "-" + std::to_string(2 * track.stage + 1));
       }
       if (name.rfind("recv", 0) == 0) CHECK(args.at("bytes").get<double>() > 0);
     }
@@ -261,8 +261,7 @@ TEST_CASE("timeline of 2 stages x 4 micro-batches renders, labelled", "[svg]") {
   CHECK(png.bytes > 5000);
 }
 
-TEST_CASE("timeline of 64 stages x 512 micro-batches stays within its element budget",
-          "[svg]") {
+TEST_CASE("timeline of 64 stages x 512 micro-batches stays within its element budget", "[svg]") {
   // A synthetic 1F1B timeline: forward 1 ms, backward 2 ms, transfers 0.1 ms.
   const int p = 64, m = 512;
   Scenario sc = scenario(a100_cluster(8), gpt_model(64, 1024, 16, 512, 32000),

@@ -70,8 +70,7 @@ struct TempDir {
 
 }  // namespace
 
-TEST_CASE("simulate --trace --timeline writes both files, identical across runs",
-          "[cli][trace]") {
+TEST_CASE("simulate --trace --timeline writes both files, identical across runs", "[cli][trace]") {
   TempDir dir("both");
   const std::string trace = (dir.path / "step.json").string();
   const std::string svg = (dir.path / "step.svg").string();
@@ -97,8 +96,8 @@ TEST_CASE("simulate --trace --timeline writes both files, identical across runs"
 TEST_CASE("simulate --timeline alone writes the SVG only", "[cli][trace]") {
   TempDir dir("svg_only");
   const std::string svg = (dir.path / "t.svg").string();
-  const Run r = run_trident({"simulate", "scenarios/tiny.yaml", "--timeline", svg,
-                             "--set", "plan.schedule=gpipe", "--format", "json"},
+  const Run r = run_trident({"simulate", "scenarios/tiny.yaml", "--timeline", svg, "--set",
+                             "plan.schedule=gpipe", "--format", "json"},
                             dir.path);
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -124,9 +123,9 @@ TEST_CASE("a bad output path fails before simulating, and bad input writes nothi
 
   // The scenario is refused (exit 2) after the paths were checked: no file appears.
   const std::string trace = (dir.path / "step.json").string();
-  const Run bad = run_trident({"simulate", "scenarios/tiny.yaml", "--set",
-                               "plan.tensor_parallel=3", "--trace", trace},
-                              dir.path);
+  const Run bad = run_trident(
+      {"simulate", "scenarios/tiny.yaml", "--set", "plan.tensor_parallel=3", "--trace", trace},
+      dir.path);
   CHECK(bad.code == 2);
   CHECK(dir.entries().empty());
 }

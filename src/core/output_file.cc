@@ -31,8 +31,8 @@ std::string output_path_problem(const std::string& path) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = (directory_of(path) / ("." + fs::path(path).filename().string() +
-                                                 ".tmp" + std::to_string(::getpid())))
+  const std::string tmp = (directory_of(path) / ("." + fs::path(path).filename().string() + ".tmp" +
+                                                 std::to_string(::getpid())))
                               .string();
   auto fail = [&](const std::string& what) {
     const std::string reason = std::strerror(errno);

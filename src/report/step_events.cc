@@ -61,8 +61,7 @@ PassLayout layout_pass(const ChunkWork& ch, bool backward, const LayerDims& dims
                                                              : embedding_forward_ops(dims))
                                          : 0;
   const int output =
-      ch.has_output ? count_tp(backward ? output_backward_ops(dims) : output_forward_ops(dims))
-                    : 0;
+      ch.has_output ? count_tp(backward ? output_backward_ops(dims) : output_forward_ops(dims)) : 0;
   const int pre = backward ? output : embedding, post = backward ? embedding : output;
   const int body = n - pre - post;
   if (body < 0 || (ch.num_layers > 0 ? body % ch.num_layers != 0 : body != 0)) return out;
@@ -174,8 +173,8 @@ std::string event_name(const StepEvent& e, int virtual_stages) {
 }
 
 std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
-                                     const std::vector<StageProgram>& programs,
-                                     const Timeline& tl, const StepEventOptions& options) {
+                                     const std::vector<StageProgram>& programs, const Timeline& tl,
+                                     const StepEventOptions& options) {
   const PlanSpec& plan = sc.plan;
   const int t = plan.tensor, p = plan.pipeline;
   const int v = w.stages.empty() ? 1 : static_cast<int>(w.stages.front().chunks.size());
@@ -203,9 +202,9 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
       out[i].gpus = ranks.tensor_group(a.data_rank, a.stage);
     }
     // TP collectives are fused into passes when the actor recorded none of its own.
-    fused[i] = t > 1 && std::none_of(a.intervals.begin(), a.intervals.end(), [](const Interval& iv) {
-                 return iv.kind == IntervalKind::kTpComm;
-               });
+    fused[i] =
+        t > 1 && std::none_of(a.intervals.begin(), a.intervals.end(),
+                              [](const Interval& iv) { return iv.kind == IntervalKind::kTpComm; });
     if (!fused[i]) continue;
     for (const Interval& iv : a.intervals) {
       if (iv.kind != IntervalKind::kForward && iv.kind != IntervalKind::kBackward) continue;
@@ -309,8 +308,8 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
         case IntervalKind::kDpComm: {
           StepEvent e = base_event(iv, EventKind::kDpCollective);
           e.microbatch = -1;
-          e.op = plan.distributed_optimizer ? CollectiveOp::kReduceScatter
-                                            : CollectiveOp::kAllReduce;
+          e.op =
+              plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
           e.bytes = st.grad_bytes;
           if (iv.bucket >= 0) {
             e.bucket = iv.bucket;

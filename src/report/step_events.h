@@ -56,10 +56,10 @@ struct StepEvent {
   // Passes: the chunk's layers. kTpCollective: `first_layer` is the layer (or a kLayer* value).
   int first_layer = -1, num_layers = 0;
   CollectiveOp op = CollectiveOp::kAllReduce;  // collectives
-  double bytes = 0;   // collectives: buffer per GPU; transfers: bytes per GPU
-  int bucket = -1;    // kDpCollective: gradient bucket, -1 when not bucketed
-  bool bucket_wait = false;  // kDpCollective: waiting for the buckets launched during backward
-  int tp_collectives = 0;    // passes: TP collectives inside the pass
+  double bytes = 0;               // collectives: buffer per GPU; transfers: bytes per GPU
+  int bucket = -1;                // kDpCollective: gradient bucket, -1 when not bucketed
+  bool bucket_wait = false;       // kDpCollective: waiting for the buckets launched during backward
+  int tp_collectives = 0;         // passes: TP collectives inside the pass
   TpDetail tp = TpDetail::kNone;  // passes: how those are shown; kTpCollective: kSimulated or
                                   // kClosedForm
 };

@@ -40,11 +40,20 @@ std::string xml_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -99,13 +108,20 @@ const char* fill_of(const Group& g, Cls* cls) {
   }
   *cls = static_cast<Cls>(best);
   switch (*cls) {
-    case kF: return shade(kForwardShades, g.chunk);
-    case kB: return shade(kBackwardShades, g.chunk);
-    case kOpt: return kOptimizer;
-    case kP2p: return kP2pColour;
-    case kTp: return kTpColour;
-    case kDp: return kDpColour;
-    case kClasses: break;
+    case kF:
+      return shade(kForwardShades, g.chunk);
+    case kB:
+      return shade(kBackwardShades, g.chunk);
+    case kOpt:
+      return kOptimizer;
+    case kP2p:
+      return kP2pColour;
+    case kTp:
+      return kTpColour;
+    case kDp:
+      return kDpColour;
+    case kClasses:
+      break;
   }
   return kIdle;
 }
@@ -145,13 +161,26 @@ Lanes lanes_of(const ActorTimeline& a, double x0, double px_per_s) {
   for (const Interval& iv : a.intervals) {
     Box b{x0 + iv.start * px_per_s, x0 + iv.end * px_per_s, kF, iv.chunk, iv.microbatch};
     switch (iv.kind) {
-      case IntervalKind::kForward: b.cls = kF; break;
-      case IntervalKind::kBackward: b.cls = kB; break;
-      case IntervalKind::kOptimizer: b.cls = kOpt; break;
-      case IntervalKind::kPpComm: b.cls = kP2p; break;
-      case IntervalKind::kTpComm: b.cls = kTp; break;
-      case IntervalKind::kDpComm: b.cls = kDp; break;
-      case IntervalKind::kPpWait: continue;  // idle: the row's background shows through
+      case IntervalKind::kForward:
+        b.cls = kF;
+        break;
+      case IntervalKind::kBackward:
+        b.cls = kB;
+        break;
+      case IntervalKind::kOptimizer:
+        b.cls = kOpt;
+        break;
+      case IntervalKind::kPpComm:
+        b.cls = kP2p;
+        break;
+      case IntervalKind::kTpComm:
+        b.cls = kTp;
+        break;
+      case IntervalKind::kDpComm:
+        b.cls = kDp;
+        break;
+      case IntervalKind::kPpWait:
+        continue;  // idle: the row's background shows through
     }
     if (b.x1 <= b.x0) continue;
     (b.cls <= kOpt ? l.main : l.strip).push_back(b);
@@ -209,9 +238,9 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
       width, height, kFont);
   o += fmt::format("<rect width=\"{}\" height=\"{:.0f}\" fill=\"#ffffff\"/>\n", width, height);
   const int v = std::max(plan.virtual_stages, 1);
-  std::string title = fmt::format("{} on {}: {}, t={} p={} d={}, {} micro-batches", sc.model.name,
-                                  sc.cluster.name, schedule_name(plan.schedule), plan.tensor, p,
-                                  plan.data, plan.num_microbatches);
+  std::string title =
+      fmt::format("{} on {}: {}, t={} p={} d={}, {} micro-batches", sc.model.name, sc.cluster.name,
+                  schedule_name(plan.schedule), plan.tensor, p, plan.data, plan.num_microbatches);
   if (v > 1) title += fmt::format(", {} chunks per GPU", v);
   const double step_ms = tl.step_time_s * 1e3;
   title += fmt::format(" \u2014 step {} ms", number(step_ms, step_ms >= 10 ? 0.1 : 0.001));
@@ -231,8 +260,10 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
   std::vector<Item> legend = {{kForwardShades[0], "forward (F)"},
                               {kBackwardShades[0], "backward (B)"}};
   if (v > 1) {
-    legend = {{kForwardShades[0], "F chunk 0"}, {kForwardShades[1], "F chunk 1"},
-              {kBackwardShades[0], "B chunk 0"}, {kBackwardShades[1], "B chunk 1"}};
+    legend = {{kForwardShades[0], "F chunk 0"},
+              {kForwardShades[1], "F chunk 1"},
+              {kBackwardShades[0], "B chunk 0"},
+              {kBackwardShades[1], "B chunk 1"}};
   }
   bool any_mixed = false;
   for (const auto& row : main_groups) {
@@ -277,8 +308,8 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
         "dominant-baseline=\"central\">stage {}</text>\n",
         left - 8, y + main_h / 2, row_font, s);
     o += fmt::format(
-        "<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\"/>\n",
-        left, y, plot_w, main_h + 1 + strip_h, kIdle);
+        "<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\"/>\n", left,
+        y, plot_w, main_h + 1 + strip_h, kIdle);
     for (const Group& g : main_groups[s]) {
       Cls cls;
       const char* fill = fill_of(g, &cls);
@@ -288,12 +319,14 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
           g.count == 1 && g.x1 - g.x0 >= 4 ? " stroke=\"#ffffff\" stroke-width=\"0.5\"" : "");
       const std::string label = std::to_string(g.mb);
       const bool pass = g.count == 1 && (cls == kF || cls == kB) && g.mb >= 0;
-      if (pass && font >= 7 && g.x1 - g.x0 >= label.size() * font * 0.62 + 3) {
+      // The label shrinks to fit its box, down to 7 px; below that it is dropped.
+      const double fit = std::floor(std::min(font, (g.x1 - g.x0 - 3) / (label.size() * 0.62)));
+      if (pass && fit >= 7) {
         const bool light = g.chunk % 2 == 1;
         o += fmt::format(
             "<text x=\"{:.2f}\" y=\"{:.1f}\" font-size=\"{:.0f}\" text-anchor=\"middle\" "
             "dominant-baseline=\"central\" fill=\"{}\">{}</text>\n",
-            (g.x0 + g.x1) / 2, y + main_h / 2, font, light ? "#000000" : "#ffffff", label);
+            (g.x0 + g.x1) / 2, y + main_h / 2, fit, light ? "#000000" : "#ffffff", label);
       }
     }
     for (const Group& g : strip_groups[s]) {

@@ -20,9 +20,9 @@
 namespace trident {
 
 struct SvgTimelineOptions {
-  int width = 1400;           // pixels
-  int max_elements = 20000;   // boxes and labels, at most (approximately: plus a fixed frame)
-  double min_box_px = 3;      // boxes narrower than this merge with their neighbours
+  int width = 1400;          // pixels
+  int max_elements = 20000;  // boxes and labels, at most (approximately: plus a fixed frame)
+  double min_box_px = 3;     // boxes narrower than this merge with their neighbours
 };
 
 // Returns an SVG document of `timeline` (simulated for `scenario`, with intervals recorded).

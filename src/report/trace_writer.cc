@@ -171,8 +171,8 @@ std::string format_trace(const Scenario& sc, const Workload& w,
       "per simulated actor: compute, comm (what it waits on from the network), send (transfers "
       "it sources); micro-batches, chunks, layers and stages count from 0";
 
-  std::string out = "{\"displayTimeUnit\":\"ms\",\"otherData\":" + other.dump() +
-                    ",\"traceEvents\":[\n";
+  std::string out =
+      "{\"displayTimeUnit\":\"ms\",\"otherData\":" + other.dump() + ",\"traceEvents\":[\n";
   bool first = true;
   auto emit = [&out, &first](const std::string& event) {
     out += (first ? "" : ",\n") + event;
