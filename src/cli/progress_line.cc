@@ -54,6 +54,13 @@ void ProgressLine::draw() {
   drawn_ = true;
 }
 
+void ProgressLine::clear() {
+  if (!drawn_) return;
+  std::fputs("\r\033[K", stderr);
+  std::fflush(stderr);
+  drawn_ = false;
+}
+
 void ProgressLine::finish() {
   if (!drawn_) return;
   std::fputc('\n', stderr);

@@ -18,6 +18,9 @@ class ProgressLine {
   void item_done(bool failed);
   // Redraws at most a few times a second (elapsed time and ETA move while waiting).
   void tick();
+  // Erases the line, so that other output to the terminal (rows on stdout) starts clean; the
+  // next item_done() or tick() draws it again.
+  void clear();
   // Ends the line (a line break) if anything was drawn. Called by the destructor too.
   void finish();
 

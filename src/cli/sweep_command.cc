@@ -151,6 +151,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
         }
         const bool point_failed = report_row.empty();
         if (point_failed) ++failed;
+        progress.clear();  // rows may go to the same terminal
         output.add(to_run[i], sweep_row(point, report_row, report_columns, status));
         progress.item_done(point_failed);
       },
