@@ -1,7 +1,10 @@
 #include "config/checks.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <utility>
 
+#include "config/pipeline_split.h"
 #include "core/errors.h"
 
 namespace trident {
@@ -18,6 +21,47 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 
 void add(std::vector<SpecIssue>* issues, std::vector<std::string> keys, std::string message) {
   issues->push_back(SpecIssue{std::move(keys), std::move(message)});
+}
+
+// The layers of each virtual stage: plan.pipeline_layers when given, else an even split.
+void layer_split_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssue>* issues) {
+  const std::int64_t stages = checked_mul(p.pipeline, p.virtual_stages);
+  const std::string stages_text =
+      p.virtual_stages == 1
+          ? "pipeline_parallel " + str(p.pipeline)
+          : "pipeline_parallel × virtual_stages = " + str(stages);
+  if (!p.pipeline_layers.empty()) {
+    const std::int64_t entries = static_cast<std::int64_t>(p.pipeline_layers.size());
+    std::int64_t sum = 0;
+    bool positive = true;
+    for (int n : p.pipeline_layers) {
+      sum += n;
+      positive = positive && n >= 1;
+    }
+    if (entries != stages) {
+      add(issues, {"plan.pipeline_layers"},
+          "has " + str(entries) + " entries, but " + stages_text +
+              " (expected one entry per virtual stage)");
+    } else if (!positive) {
+      add(issues, {"plan.pipeline_layers"},
+          "every virtual stage needs at least one layer (expected entries >= 1)");
+    } else if (sum != m.num_layers) {
+      add(issues, {"plan.pipeline_layers"},
+          "entries sum to " + str(sum) + ", but model.num_layers is " + str(m.num_layers) +
+              " (expected the layers of every virtual stage, summing to the model's)");
+    }
+    return;
+  }
+  if (stages > m.num_layers) {
+    add(issues, {p.virtual_stages == 1 ? "plan.pipeline_parallel" : "plan.virtual_stages"},
+        stages_text + " exceeds model.num_layers " + str(m.num_layers) +
+            " (each virtual stage needs at least one layer)");
+  } else if (m.num_layers % stages != 0) {
+    add(issues, {p.virtual_stages == 1 ? "plan.pipeline_parallel" : "plan.virtual_stages"},
+        "model.num_layers " + str(m.num_layers) + " is not divisible by " + stages_text +
+            " (give an uneven split, e.g. " +
+            propose_split(m.num_layers, p.pipeline, p.virtual_stages) + ")");
+  }
 }
 
 }  // namespace
@@ -110,11 +154,6 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
         "model.num_query_groups " + str(m.num_query_groups) +
             " is not divisible by tensor_parallel " + str(p.tensor));
   }
-  if (m.num_layers % p.pipeline != 0) {
-    add(&issues, {"plan.pipeline_parallel"},
-        "model.num_layers " + str(m.num_layers) + " is not divisible by pipeline_parallel " +
-            str(p.pipeline));
-  }
   const bool interleaved = p.schedule == ScheduleKind::kInterleaved1F1B;
   if (!interleaved && p.virtual_stages != 1) {
     add(&issues, {"plan.virtual_stages", "plan.schedule"},
@@ -130,13 +169,9 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
     if (p.virtual_stages < 2) {
       add(&issues, {"plan.virtual_stages", "plan.schedule"},
           "interleaved-1f1b needs virtual_stages >= 2 (model chunks per GPU)");
-    } else if (m.num_layers % checked_mul(p.pipeline, p.virtual_stages) != 0) {
-      add(&issues, {"plan.virtual_stages"},
-          "model.num_layers " + str(m.num_layers) +
-              " is not divisible by pipeline_parallel × virtual_stages = " +
-              str(checked_mul(p.pipeline, p.virtual_stages)));
     }
   }
+  if (interleaved == (p.virtual_stages != 1)) layer_split_issues(p, m, &issues);
   return issues;
 }
 
@@ -166,6 +201,67 @@ std::vector<SpecIssue> plan_issues(const PlanSpec& p, const ModelSpec& m, const 
   return issues;
 }
 
+double estimated_sim_activities(const PlanSpec& p, const ModelSpec& m, bool full) {
+  const double t = p.tensor, pp = p.pipeline, d = p.data, v = p.virtual_stages;
+  double chunk_layers = double(m.num_layers) / (pp * v);
+  for (int n : p.pipeline_layers) chunk_layers = std::max(chunk_layers, double(n));
+  const double actors = pp * d * (full ? t : 1);
+  const double passes = 2.0 * p.num_microbatches * v;
+  // Per pass: compute, a wait, the activation flows (one per tensor rank), and per layer two
+  // TP all-reduces, each an overlapped kernel plus flows (ring steps in full fidelity).
+  const double tp = t > 1 ? 2 * chunk_layers * (1 + (full ? 2 * (t - 1) : t)) : 0;
+  const double per_pass = 2 + (full ? 1 : t) + tp;
+  // Data-parallel reduction: a bucket per layer at most, each a ring over d.
+  const double buckets = chunk_layers * v + 2;
+  const double dp = d > 1 ? pp * buckets * t * d * (full ? 2 * (d - 1) : 2) : 0;
+  return actors * passes * per_pass + dp;
+}
+
+std::vector<SpecIssue> simulation_size_issues(const PlanSpec& p, const ModelSpec& m,
+                                              const ClusterSpec& c, bool full) {
+  std::vector<SpecIssue> issues;
+  const std::int64_t gpus = checked_mul(checked_mul(p.tensor, p.pipeline), p.data);
+  if (gpus < 0 || gpus > limits::kMaxSimulatedGpus) {
+    add(&issues, {"plan.data_parallel", "plan.pipeline_parallel", "plan.tensor_parallel"},
+        "plan uses " + str(gpus) + " GPUs, more than the " + str(limits::kMaxSimulatedGpus) +
+            " one simulation can hold (the simulated-GPU limit; simulate a slice of the "
+            "cluster with fewer data-parallel replicas)");
+    return issues;
+  }
+  const std::int64_t routes = checked_mul(gpus, c.nvlink.island_size);
+  if (routes < 0 || routes > limits::kMaxPlatformRoutes) {
+    add(&issues, {"plan.data_parallel", "cluster.nvlink.island_size"},
+        str(gpus) + " GPUs in NVLink islands of " + str(c.nvlink.island_size) + " need " +
+            str(routes) + " routes, more than the platform-route limit of " +
+            str(limits::kMaxPlatformRoutes) + " (use fewer GPUs)");
+  }
+  const std::int64_t per_stage =
+      checked_mul(checked_mul(p.num_microbatches, p.virtual_stages), 2);
+  const std::int64_t instructions = checked_mul(p.pipeline, per_stage + 4);
+  if (per_stage < 0 || instructions < 0 || instructions > limits::kMaxScheduleInstructions) {
+    add(&issues, {"plan.num_microbatches", "plan.global_batch_size", "plan.pipeline_parallel"},
+        "the schedule would hold " + (instructions < 0 ? std::string("too many") : str(instructions)) +
+            " instructions (pipeline_parallel × (num_microbatches × virtual_stages × 2 + 4)), "
+            "more than the schedule-instruction limit of " +
+            str(limits::kMaxScheduleInstructions) + " (use fewer micro-batches)");
+  }
+  if (!issues.empty()) return issues;
+  const double activities = estimated_sim_activities(p, m, full);
+  if (activities > limits::kMaxSimActivities) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.2g", activities);
+    add(&issues, {"plan.num_microbatches", "plan.global_batch_size", "plan.data_parallel"},
+        std::string("one step would run about ") + text +
+            " simulation activities (about 2 × num_microbatches × virtual_stages passes on " +
+            "each of pipeline_parallel × data_parallel" + (full ? " × tensor_parallel" : "") +
+            " actors, a few per layer each), more than the simulation-activity limit of " +
+            str(static_cast<std::int64_t>(limits::kMaxSimActivities)) +
+            " (use fewer micro-batches or data-parallel replicas" +
+            (full ? ", or --fidelity fast)" : ")"));
+  }
+  return issues;
+}
+
 void validate_scenario(const Scenario& s) {
   for (const SpecIssue& i : cluster_issues(s.cluster)) {
     throw ConfigError(SourceLocation{"", 0, 0, i.keys.front()}, i.message);
@@ -174,6 +270,9 @@ void validate_scenario(const Scenario& s) {
     throw ConfigError(SourceLocation{"", 0, 0, i.keys.front()}, i.message);
   }
   for (const SpecIssue& i : plan_issues(s.plan, s.model, s.cluster)) {
+    throw PlanError(SourceLocation{"", 0, 0, i.keys.front()}, i.message);
+  }
+  for (const SpecIssue& i : simulation_size_issues(s.plan, s.model, s.cluster)) {
     throw PlanError(SourceLocation{"", 0, 0, i.keys.front()}, i.message);
   }
 }

@@ -9,36 +9,12 @@
 #include <vector>
 
 #include "config/cluster.h"
+#include "config/limits.h"
 #include "config/model.h"
 #include "config/plan.h"
 #include "config/scenario.h"
 
 namespace trident {
-
-// Upper bounds that catch absurd input (typos, unit mistakes) before it reaches the engine.
-namespace limits {
-constexpr std::int64_t kMaxGpus = 1000000;  // GPUs in a cluster or a plan
-constexpr std::int64_t kMaxNodes = 1000000;
-constexpr std::int64_t kMaxGpusPerNode = 1024;  // an NVL576 rack still fits
-constexpr std::int64_t kMaxNicsPerNode = 1024;
-constexpr std::int64_t kMaxLayers = 100000;
-constexpr std::int64_t kMaxHiddenSize = 1000000;
-constexpr std::int64_t kMaxHeads = 100000;
-constexpr std::int64_t kMaxFfnHiddenSize = 10000000;
-constexpr std::int64_t kMaxSeqLength = 10000000;
-constexpr std::int64_t kMaxVocabSize = 1000000000;
-constexpr std::int64_t kMaxMicroBatchSize = 1000000;
-constexpr std::int64_t kMaxGlobalBatchSize = 1000000000;
-constexpr std::int64_t kMaxMicrobatches = 10000000;
-constexpr std::int64_t kMaxVirtualStages = 100000;
-constexpr double kMaxLinkBandwidth = 100e12;  // bytes/s, NVLink or NIC: 100 TB/s
-constexpr double kMaxMemoryBandwidth = 1e15;  // bytes/s: 1 PB/s
-constexpr double kMaxGpuMemory = 100e12;      // bytes: 100 TB
-constexpr double kMaxPeakFlops = 1e18;        // FLOP/s per GPU: 1 EFLOPS
-constexpr double kMaxLatency = 1.0;           // s
-constexpr double kMaxGemmHalfFlops = 1e18;    // FLOP
-constexpr double kMaxOversubscription = 1000;
-}  // namespace limits
 
 // One problem found in a spec. `keys` are dotted setting paths, most specific first
 // ("plan.data_parallel", then "plan.tensor_parallel"); the loader points the error at the
@@ -65,6 +41,19 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& plan, const ModelSpec&
 // divisibility of heads, query groups, layers and batch, schedule rules, precision.
 std::vector<SpecIssue> plan_issues(const PlanSpec& plan, const ModelSpec& model,
                                    const ClusterSpec& cluster);
+
+// Returns an estimate of the SimGrid activities (compute, flows, collective steps) one
+// simulated step of a resolved plan runs: an upper bound for `fast` fidelity (it assumes no
+// tensor-parallel all-reduce is timed in closed form), or for `full` when full_fidelity.
+double estimated_sim_activities(const PlanSpec& plan, const ModelSpec& model, bool full_fidelity);
+
+// Returns the problems of a resolved, otherwise valid plan that would make one simulation
+// too large to run in minutes: simulated GPUs, platform routes, schedule instructions and
+// estimated activities against the limits in config/limits.h, each named in the message.
+// The loader checks `fast` fidelity; a caller running `full` checks again with full_fidelity.
+std::vector<SpecIssue> simulation_size_issues(const PlanSpec& plan, const ModelSpec& model,
+                                              const ClusterSpec& cluster,
+                                              bool full_fidelity = false);
 
 // Throws ConfigError (cluster or model issue) or PlanError (plan issue) for the first
 // problem of `scenario`, located by key only (no file positions). Use it for specs built in

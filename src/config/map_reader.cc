@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "config/did_you_mean.h"
+#include "config/limits.h"
 #include "config/schema.h"
 
 namespace trident {
@@ -57,8 +58,8 @@ std::string short_double(double v) {
 
 }  // namespace
 
-MapReader::MapReader(const YamlNode& node, std::string path, YamlMark where)
-    : node_(&node), path_(std::move(path)), where_(std::move(where)) {
+MapReader::MapReader(const YamlNode& node, std::string path, YamlMark where, Diagnostics* diag)
+    : node_(&node), path_(std::move(path)), where_(std::move(where)), diag_(diag) {
   if (!node.is_map()) {
     SourceLocation loc = location_of(node.is_null() ? where_ : node.mark, path_);
     throw ConfigError(loc, "expected a map of settings, got " + node.describe());
@@ -71,10 +72,13 @@ void MapReader::check_keys() const {
   for (const YamlEntry& e : node_->entries) {
     bool known = false;
     for (const std::string& k : *allowed) known = known || k == e.key;
-    if (!known) {
-      throw ConfigError(location_of(e.key_mark, key_path(e.key)),
-                        "unknown key `" + e.key + "` (" + suggestion(e.key, *allowed) + ")");
-    }
+    if (known) continue;
+    // Past the cap nothing more is listed: stop before spending time on hints.
+    if (problems() >= static_cast<std::size_t>(limits::kMaxProblemsPerFile)) return;
+    const std::string hint =
+        e.key.size() > 200 ? "expected one of: " + join_names(*allowed) : suggestion(e.key, *allowed);
+    report(diag_, ConfigError(location_of(e.key_mark, key_path(e.key)),
+                              "unknown key `" + excerpt(e.key) + "` (" + hint + ")"));
   }
 }
 
@@ -92,7 +96,8 @@ SourceLocation MapReader::location(const std::string& key) const {
   const YamlEntry* e = node_->find(key);
   if (e == nullptr) return location_of(where_, key_path(key));
   // A key written without a value points at the key.
-  return location_of(e->value->is_null() ? e->key_mark : e->value->mark, key_path(key));
+  return location_of(e->value->is_null() ? e->key_mark : e->value->mark,
+                     key_path(e->written_as.empty() ? key : e->written_as));
 }
 
 void MapReader::fail(const std::string& key, const std::string& message) const {
@@ -115,7 +120,13 @@ const YamlNode& MapReader::scalar_or_fail(const std::string& key,
 
 std::optional<std::string> MapReader::opt_string(const std::string& key) const {
   if (!has(key)) return std::nullopt;
-  return scalar_or_fail(key, "a string").scalar;
+  const std::string& text = scalar_or_fail(key, "a string").scalar;
+  if (static_cast<std::int64_t>(text.size()) > limits::kMaxStringLength) {
+    fail(key, "`" + excerpt(text) + "` is " + std::to_string(text.size()) +
+                  " characters long, more than the limit of " +
+                  std::to_string(limits::kMaxStringLength));
+  }
+  return text;
 }
 
 std::string MapReader::req_string(const std::string& key) const {
@@ -129,19 +140,21 @@ std::optional<std::int64_t> MapReader::opt_int(const std::string& key, std::int6
   const std::string expected = int_range(min, max);
   const YamlNode& v = scalar_or_fail(key, expected);
   if (v.quoted) {
-    fail(key, "expected " + expected + ", got the quoted string `" + v.scalar +
+    fail(key, "expected " + expected + ", got the quoted string `" + excerpt(v.scalar) +
                   "` (write the number without quotes)");
   }
   std::int64_t n = 0;
   if (!parse_int64(v.scalar, &n)) {
     double d = 0;
     if (parse_plain_number(v.scalar, &d) && std::fabs(d) > 9.2e18) {
-      fail(key, "`" + v.scalar + "` is too large (expected " + expected + ")");
+      fail(key, "`" + excerpt(v.scalar) + "` is too large (expected " + expected + ")");
     }
     bool all_digits = !v.scalar.empty();
     for (char c : v.scalar) all_digits = all_digits && std::isdigit(static_cast<unsigned char>(c));
-    if (all_digits) fail(key, "`" + v.scalar + "` is too large (expected " + expected + ")");
-    fail(key, "`" + v.scalar + "` is not an integer (expected " + expected + ")");
+    if (all_digits) {
+      fail(key, "`" + excerpt(v.scalar) + "` is too large (expected " + expected + ")");
+    }
+    fail(key, "`" + excerpt(v.scalar) + "` is not an integer (expected " + expected + ")");
   }
   if (n < min) {
     fail(key, std::to_string(n) + " is too small (expected " + expected + ")");
@@ -166,10 +179,10 @@ std::optional<double> MapReader::opt_number(const std::string& key, double lo, b
   const YamlNode& v = scalar_or_fail(key, expected);
   double d = 0;
   if (v.quoted || !parse_plain_number(v.scalar, &d)) {
-    fail(key, "`" + v.scalar + "` is not a number (expected " + expected + ")");
+    fail(key, "`" + excerpt(v.scalar) + "` is not a number (expected " + expected + ")");
   }
   if (d < lo || (lo_open && d == lo) || d > hi) {
-    fail(key, "`" + v.scalar + "` is out of range (expected " + expected + ")");
+    fail(key, "`" + excerpt(v.scalar) + "` is out of range (expected " + expected + ")");
   }
   return d;
 }
@@ -179,6 +192,9 @@ std::optional<double> MapReader::opt_quantity(const std::string& key, Dimension 
   if (!has(key)) return std::nullopt;
   const std::string expected = std::string("a ") + dimension_name(dim) + ": " + accepted_units(dim);
   const YamlNode& v = scalar_or_fail(key, expected);
+  if (v.scalar.size() > 100) {
+    fail(key, "`" + excerpt(v.scalar) + "` is too long for a quantity (" + expected + ")");
+  }
   std::string error;
   std::optional<double> q = parse_quantity(v.scalar, dim, &error);
   if (!q) fail(key, error);
@@ -205,7 +221,7 @@ std::optional<bool> MapReader::opt_bool(const std::string& key) const {
     if (v.scalar == "true" || v.scalar == "True" || v.scalar == "TRUE") return true;
     if (v.scalar == "false" || v.scalar == "False" || v.scalar == "FALSE") return false;
   }
-  fail(key, "`" + v.scalar + "` is not a boolean (expected true or false)");
+  fail(key, "`" + excerpt(v.scalar) + "` is not a boolean (expected true or false)");
 }
 
 std::optional<std::string> MapReader::opt_choice(const std::string& key,
@@ -216,8 +232,8 @@ std::optional<std::string> MapReader::opt_choice(const std::string& key,
   for (const std::string& n : names) {
     if (v.scalar == n) return n;
   }
-  const std::string best = closest_match(v.scalar, names);
-  fail(key, "unknown value `" + v.scalar + "` (" +
+  const std::string best = v.scalar.size() > 200 ? "" : closest_match(v.scalar, names);
+  fail(key, "unknown value `" + excerpt(v.scalar) + "` (" +
                 (best.empty() ? "" : "did you mean `" + best + "`? ") + "expected " + expected +
                 ")");
 }
@@ -226,7 +242,7 @@ std::optional<MapReader> MapReader::opt_map(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   const YamlNode* v = get(key);
   if (!v->is_map()) fail(key, "expected a map of settings, got " + v->describe());
-  return MapReader(*v, key_path(key), node_->find(key)->key_mark);
+  return MapReader(*v, key_path(key), node_->find(key)->key_mark, diag_);
 }
 
 MapReader MapReader::req_map(const std::string& key) const {

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
+#include "config/diagnostics.h"
 #include "config/yaml_tree.h"
 #include "core/units.h"
 
@@ -17,16 +19,30 @@ class MapReader {
  public:
   // Wraps `node`, found at dotted key path `path` ("cluster.nvlink"; "" for a file root).
   // `where` locates the map itself for "missing key" errors (the key that introduced it).
-  // Throws ConfigError when `node` is not a map. `node` must outlive the reader.
-  MapReader(const YamlNode& node, std::string path, YamlMark where);
+  // `diag` (may be null: fail at the first problem) collects problems for check_keys and
+  // field(), and passes on to nested maps. Throws ConfigError when `node` is not a map.
+  // `node` and `diag` must outlive the reader.
+  MapReader(const YamlNode& node, std::string path, YamlMark where, Diagnostics* diag = nullptr);
 
   const std::string& path() const { return path_; }
   const YamlNode& node() const { return *node_; }
   // Returns the location used for the map itself.
   const YamlMark& where() const { return where_; }
 
-  // Throws ConfigError at the first key not in schema_keys(path()), with a did-you-mean hint.
+  Diagnostics* diagnostics() const { return diag_; }
+
+  // Reports every key not in schema_keys(path()), with a did-you-mean hint: throws at the
+  // first one without diagnostics.
   void check_keys() const;
+
+  // Runs `read`, which reads fields of this map: with diagnostics, a ConfigError it throws
+  // is recorded and false returned, so that the next field is still checked.
+  template <typename F>
+  bool field(F&& read) const {
+    return attempt(diag_, std::forward<F>(read));
+  }
+  // Problems recorded so far (0 without diagnostics).
+  std::size_t problems() const { return problem_count(diag_); }
 
   // Returns the value of `key`, or nullptr when absent or written without a value.
   const YamlNode* get(const std::string& key) const;
@@ -77,6 +93,7 @@ class MapReader {
   const YamlNode* node_;
   std::string path_;
   YamlMark where_;
+  Diagnostics* diag_;
 };
 
 // Parses a whole decimal integer ("12", "+3", "-4"); false on anything else or overflow.

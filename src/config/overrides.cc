@@ -51,9 +51,12 @@ Override parse_override(const std::string& text) {
 void apply_override(YamlNode& root, const Override& ov) {
   YamlNodePtr value = parse_yaml(ov.value, ov.label);
   clear_positions(*value, ov.label);
-  const YamlMark here{ov.label, 0, 0};
+  set_setting(root, ov.key, value, YamlMark{ov.label, 0, 0}, ov.label);
+}
 
-  const std::vector<std::string> parts = split_key_path(ov.key);
+void set_setting(YamlNode& root, const std::string& key, YamlNodePtr value,
+                 const YamlMark& key_mark, const std::string& label) {
+  const std::vector<std::string> parts = split_key_path(key);
   YamlNode* node = &root;
   std::string path;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -62,20 +65,28 @@ void apply_override(YamlNode& root, const Override& ov) {
     if (entry == nullptr || entry->value->is_null()) {
       auto map = std::make_shared<YamlNode>();
       map->kind = YamlNode::Kind::kMap;
-      map->mark = here;
-      node->set(parts[i], here, map);
+      map->mark = key_mark;
+      node->set(parts[i], key_mark, map);
       entry = node->find(parts[i]);
     } else if (!entry->value->is_map()) {
       throw ConfigError(location_of(entry->value->mark, path),
-                        "cannot apply " + ov.label + ": expected a map of settings here, got " +
+                        "cannot apply " + label + ": expected a map of settings here, got " +
                             entry->value->describe());
     }
     node = entry->value.get();
   }
-  node->set(parts.back(), here, value);
+  node->set(parts.back(), key_mark, std::move(value));
 
-  if (ov.key == "plan.num_microbatches") node->erase("global_batch_size");
-  if (ov.key == "plan.global_batch_size") node->erase("num_microbatches");
+  if (key == "plan.num_microbatches") node->erase("global_batch_size");
+  if (key == "plan.global_batch_size") node->erase("num_microbatches");
+  if (key == "plan.pipeline_layers") {
+    node->erase("decoder_first_pipeline_num_layers");
+    node->erase("decoder_last_pipeline_num_layers");
+  }
+  if (key == "plan.decoder_first_pipeline_num_layers" ||
+      key == "plan.decoder_last_pipeline_num_layers") {
+    node->erase("pipeline_layers");
+  }
 }
 
 }  // namespace trident

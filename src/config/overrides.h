@@ -22,9 +22,16 @@ Override parse_override(const std::string& text);
 // referenced files already loaded), creating missing intermediate maps. The new value's
 // marks name `ov.label`, so conversion errors point at the override. Setting
 // plan.num_microbatches removes plan.global_batch_size and vice versa, so a sweep over one
-// works on a scenario that gives the other. Throws ConfigError when the value is not valid
+// works on a scenario that gives the other; likewise plan.pipeline_layers and
+// plan.decoder_first/last_pipeline_num_layers. Throws ConfigError when the value is not valid
 // YAML or a key on the path holds a non-map value.
 void apply_override(YamlNode& root, const Override& ov);
+
+// Sets the setting `key` (already checked with schema_path_error) in the scenario tree `root`
+// to `value`, which keeps its own marks, as apply_override does. `label` names the override
+// in errors ("--set k=v", "overrides.plan.tensor_parallel").
+void set_setting(YamlNode& root, const std::string& key, YamlNodePtr value,
+                 const YamlMark& key_mark, const std::string& label);
 
 }  // namespace trident
 

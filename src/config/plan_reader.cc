@@ -1,7 +1,9 @@
 // Conversion of the `plan:` section (DESIGN.md "Plan") and its resolution on a cluster and
 // model.
 #include <set>
+#include <utility>
 
+#include "config/pipeline_split.h"
 #include "config/section_readers.h"
 
 namespace trident {
@@ -37,6 +39,30 @@ std::array<ParallelDim, 3> read_placement(const MapReader& map) {
   return out;
 }
 
+std::vector<int> read_layer_list(const MapReader& map) {
+  const std::string expected =
+      "a list of layers per virtual stage, e.g. [5, 6, 6, 5], one entry for each of "
+      "pipeline_parallel × virtual_stages";
+  const YamlNode* list = map.get("pipeline_layers");
+  if (!list->is_sequence()) {
+    map.fail("pipeline_layers", "expected " + expected + ", got " + list->describe());
+  }
+  if (list->items.empty()) map.fail("pipeline_layers", "is empty (expected " + expected + ")");
+  std::vector<int> out;
+  out.reserve(list->items.size());
+  for (const YamlNodePtr& item : list->items) {
+    std::int64_t n = 0;
+    const bool whole = item->is_scalar() && !item->quoted && parse_int64(item->scalar, &n);
+    if (!whole || n < 1 || n > limits::kMaxLayers) {
+      throw ConfigError(location_of(item->mark, map.key_path("pipeline_layers")),
+                        "entry " + item->describe() + " is not a layer count (expected an "
+                        "integer from 1 to " + std::to_string(limits::kMaxLayers) + ")");
+    }
+    out.push_back(static_cast<int>(n));
+  }
+  return out;
+}
+
 [[noreturn]] void plan_fail(const MapReader& map, const std::string& key,
                             const std::string& message) {
   throw PlanError(map.location(key), message);
@@ -59,47 +85,107 @@ SourceLocation locate_issue(const MapReader& map, const SpecIssue& issue) {
   return location_of(map.where(), issue.keys.empty() ? map.path() : issue.keys.front());
 }
 
+void report_issues(const MapReader& map, const std::vector<SpecIssue>& issues, bool plan) {
+  for (const SpecIssue& issue : issues) {
+    report(map.diagnostics(), ConfigError(locate_issue(map, issue), issue.message), plan);
+  }
+}
+
 PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.check_keys();
   PlanSpec p;
-  p.tensor = static_cast<int>(map.opt_int("tensor_parallel", 1, limits::kMaxGpus).value_or(1));
-  p.pipeline = static_cast<int>(map.opt_int("pipeline_parallel", 1, limits::kMaxGpus).value_or(1));
+  map.field([&] {
+    p.tensor = static_cast<int>(map.opt_int("tensor_parallel", 1, limits::kMaxGpus).value_or(1));
+  });
+  map.field([&] {
+    p.pipeline =
+        static_cast<int>(map.opt_int("pipeline_parallel", 1, limits::kMaxGpus).value_or(1));
+  });
   given->data = map.has("data_parallel");
-  p.data = static_cast<int>(map.opt_int("data_parallel", 1, limits::kMaxGpus).value_or(0));
-  p.micro_batch_size =
-      static_cast<int>(map.req_int("micro_batch_size", 1, limits::kMaxMicroBatchSize));
+  map.field([&] {
+    p.data = static_cast<int>(map.opt_int("data_parallel", 1, limits::kMaxGpus).value_or(0));
+  });
+  map.field([&] {
+    p.micro_batch_size =
+        static_cast<int>(map.req_int("micro_batch_size", 1, limits::kMaxMicroBatchSize));
+  });
 
   given->global_batch_size = map.has("global_batch_size");
   given->num_microbatches = map.has("num_microbatches");
-  if (given->global_batch_size && given->num_microbatches) {
-    map.fail("num_microbatches",
-             "give either global_batch_size or num_microbatches, not both (expected exactly one; "
-             "global_batch_size = num_microbatches × micro_batch_size × data_parallel)");
-  }
-  if (!given->global_batch_size && !given->num_microbatches) {
-    map.fail("global_batch_size",
-             "missing required key (expected global_batch_size or num_microbatches)");
-  }
-  p.global_batch_size = static_cast<int>(
-      map.opt_int("global_batch_size", 1, limits::kMaxGlobalBatchSize).value_or(0));
-  p.num_microbatches =
-      static_cast<int>(map.opt_int("num_microbatches", 1, limits::kMaxMicrobatches).value_or(0));
+  map.field([&] {
+    if (given->global_batch_size && given->num_microbatches) {
+      map.fail("num_microbatches",
+               "give either global_batch_size or num_microbatches, not both (expected exactly "
+               "one; global_batch_size = num_microbatches × micro_batch_size × data_parallel)");
+    }
+    if (!given->global_batch_size && !given->num_microbatches) {
+      map.fail("global_batch_size",
+               "missing required key (expected global_batch_size or num_microbatches)");
+    }
+  });
+  map.field([&] {
+    p.global_batch_size = static_cast<int>(
+        map.opt_int("global_batch_size", 1, limits::kMaxGlobalBatchSize).value_or(0));
+  });
+  map.field([&] {
+    p.num_microbatches = static_cast<int>(
+        map.opt_int("num_microbatches", 1, limits::kMaxMicrobatches).value_or(0));
+  });
 
-  const std::string schedule =
-      map.opt_choice("schedule", {"gpipe", "1f1b", "interleaved-1f1b"}).value_or("1f1b");
-  parse_schedule(schedule, &p.schedule);
-  p.virtual_stages =
-      static_cast<int>(map.opt_int("virtual_stages", 1, limits::kMaxVirtualStages).value_or(1));
-  p.sequence_parallel = map.opt_bool("sequence_parallel").value_or(false);
-  const std::string recompute =
-      map.opt_choice("recompute", {"none", "selective", "full"}).value_or("none");
-  parse_recompute(recompute, &p.recompute);
-  p.distributed_optimizer = map.opt_bool("distributed_optimizer").value_or(false);
-  p.overlap_grad_reduce = map.opt_bool("overlap_grad_reduce").value_or(false);
-  if (map.has("placement")) p.placement = read_placement(map);
-  const std::string precision =
-      map.opt_choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"}).value_or("bf16");
-  parse_precision(precision, &p.precision);
+  map.field([&] {
+    const std::string schedule =
+        map.opt_choice("schedule", {"gpipe", "1f1b", "interleaved-1f1b"}).value_or("1f1b");
+    parse_schedule(schedule, &p.schedule);
+  });
+  map.field([&] {
+    p.virtual_stages =
+        static_cast<int>(map.opt_int("virtual_stages", 1, limits::kMaxVirtualStages).value_or(1));
+  });
+  map.field([&] { p.sequence_parallel = map.opt_bool("sequence_parallel").value_or(false); });
+  map.field([&] {
+    const std::string recompute =
+        map.opt_choice("recompute", {"none", "selective", "full"}).value_or("none");
+    parse_recompute(recompute, &p.recompute);
+  });
+  map.field(
+      [&] { p.distributed_optimizer = map.opt_bool("distributed_optimizer").value_or(false); });
+  map.field([&] { p.overlap_grad_reduce = map.opt_bool("overlap_grad_reduce").value_or(false); });
+  map.field([&] {
+    p.grad_bucket_size =
+        map.opt_int("grad_bucket_size", 1, limits::kMaxGradBucketSize).value_or(0);
+  });
+  map.field([&] {
+    if (map.has("placement")) p.placement = read_placement(map);
+  });
+  map.field([&] {
+    const std::string precision =
+        map.opt_choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"}).value_or("bf16");
+    parse_precision(precision, &p.precision);
+  });
+
+  map.field([&] {
+    if (map.has("pipeline_layers")) p.pipeline_layers = read_layer_list(map);
+  });
+  map.field([&] {
+    if (auto n = map.opt_int("decoder_first_pipeline_num_layers", 1, limits::kMaxLayers)) {
+      given->first_stage_layers = static_cast<int>(*n);
+    }
+  });
+  map.field([&] {
+    if (auto n = map.opt_int("decoder_last_pipeline_num_layers", 1, limits::kMaxLayers)) {
+      given->last_stage_layers = static_cast<int>(*n);
+    }
+  });
+  map.field([&] {
+    if (map.has("pipeline_layers") &&
+        (map.has("decoder_first_pipeline_num_layers") ||
+         map.has("decoder_last_pipeline_num_layers"))) {
+      map.fail(map.has("decoder_first_pipeline_num_layers") ? "decoder_first_pipeline_num_layers"
+                                                            : "decoder_last_pipeline_num_layers",
+               "give either pipeline_layers or decoder_first/last_pipeline_num_layers, not both "
+               "(expected one way to split the layers)");
+    }
+  });
   return p;
 }
 
@@ -116,8 +202,22 @@ void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpe
     }
     p->data = static_cast<int>(cluster_gpus / tp);
   }
-  for (const SpecIssue& issue : plan_layout_issues(*p, model, cluster)) {
-    throw PlanError(locate_issue(map, issue), issue.message);
+  if (given.first_stage_layers || given.last_stage_layers) {
+    std::string why;
+    auto split = first_last_split(model.num_layers, p->pipeline, p->virtual_stages,
+                                  given.first_stage_layers, given.last_stage_layers, &why);
+    if (!split) {
+      plan_fail(map,
+                given.first_stage_layers ? "decoder_first_pipeline_num_layers"
+                                         : "decoder_last_pipeline_num_layers",
+                "cannot split the layers: " + why);
+    }
+    p->pipeline_layers = std::move(*split);
+  }
+  const std::vector<SpecIssue> layout = plan_layout_issues(*p, model, cluster);
+  if (!layout.empty()) {
+    report_issues(map, layout, true);
+    return;
   }
 
   const std::int64_t per_microbatch = checked_mul(p->micro_batch_size, p->data);
@@ -139,9 +239,12 @@ void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpe
     }
     p->global_batch_size = static_cast<int>(global);
   }
-  for (const SpecIssue& issue : plan_issues(*p, model, cluster)) {
-    throw PlanError(locate_issue(map, issue), issue.message);
+  const std::vector<SpecIssue> issues = plan_issues(*p, model, cluster);
+  if (!issues.empty()) {
+    report_issues(map, issues, true);
+    return;
   }
+  report_issues(map, simulation_size_issues(*p, model, cluster), true);
 }
 
 }  // namespace trident

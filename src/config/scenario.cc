@@ -1,10 +1,11 @@
 // Scenario loading: files, references, overrides, conversion, cross checks.
 #include "config/scenario.h"
 
-#include <filesystem>
+#include <algorithm>
 
 #include "config/map_reader.h"
 #include "config/overrides.h"
+#include "config/references.h"
 #include "config/schema.h"
 #include "config/section_readers.h"
 #include "config/yaml_tree.h"
@@ -12,41 +13,12 @@
 namespace trident {
 namespace {
 
-// Returns the root of `path` as a map reader; throws when the file is not a map.
-YamlNodePtr load_map_file(const std::string& path, const std::string& display,
-                          const std::string& what) {
-  YamlNodePtr root = load_yaml_file(path, display);
-  if (!root->is_map()) {
-    YamlMark m = root->mark;
-    if (m.line == 0) m.line = 1, m.column = 1;
-    throw ConfigError(location_of(m, ""),
-                      "expected a map of " + what + " settings, got " + root->describe());
-  }
-  return root;
-}
+const char* const kSections[] = {"cluster", "model", "plan"};
 
-// Replaces a `cluster:`/`model:`/`plan:` path by the map read from that file.
-void resolve_reference(YamlNode& root, const std::string& section,
-                       const std::filesystem::path& base_dir) {
-  YamlEntry* entry = root.find(section);
-  const YamlNode& value = *entry->value;
-  if (value.is_map()) return;
-  if (!value.is_scalar()) {
-    throw ConfigError(location_of(value.mark, section),
-                      "expected a path to a YAML file or an inline map, got " + value.describe());
-  }
-  std::filesystem::path ref(value.scalar);
-  std::filesystem::path full = ref.is_absolute() ? ref : (base_dir / ref).lexically_normal();
-  try {
-    entry->value = load_map_file(full.string(), full.string(), section);
-  } catch (const ConfigError& e) {
-    if (e.where().line > 0) throw;
-    // The file itself is unreadable: point at the reference in the scenario.
-    throw ConfigError(location_of(value.mark, section),
-                      "cannot read `" + value.scalar + "`" +
-                          (full.string() != value.scalar ? " (" + full.string() + ")" : "") + ": " +
-                          e.message());
-  }
+SectionKind section_kind(const std::string& section) {
+  if (section == "cluster") return SectionKind::kCluster;
+  if (section == "model") return SectionKind::kModel;
+  return SectionKind::kPlan;
 }
 
 std::vector<SweepAxis> read_sweep(const MapReader& top) {
@@ -54,116 +26,144 @@ std::vector<SweepAxis> read_sweep(const MapReader& top) {
   auto sweep = top.opt_map("sweep");
   if (!sweep) return axes;
   for (const YamlEntry& e : sweep->node().entries) {
-    const std::string key_path = "sweep." + e.key;
-    const std::string error = schema_path_error(e.key);
-    if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
-    const YamlNode& list = *e.value;
-    const std::string expected = "a non-empty list of values, e.g. [8, 16, 32]";
-    if (!list.is_sequence() || list.items.empty()) {
-      YamlMark m = list.is_null() ? e.key_mark : list.mark;
-      throw ConfigError(location_of(m, key_path),
-                        "expected " + expected + ", got " +
-                            (list.is_sequence() ? "an empty list" : list.describe()));
-    }
-    SweepAxis axis;
-    axis.key = e.key;
-    for (const YamlNodePtr& item : list.items) {
-      if (!item->is_scalar()) {
-        throw ConfigError(location_of(item->mark, key_path),
-                          "expected a single value per entry, got " + item->describe());
+    top.field([&] {
+      const std::string key_path = "sweep." + e.key;
+      const std::string error = schema_path_error(e.key);
+      if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
+      const YamlNode& list = *e.value;
+      const std::string expected = "a non-empty list of values, e.g. [8, 16, 32]";
+      if (!list.is_sequence() || list.items.empty()) {
+        YamlMark m = list.is_null() ? e.key_mark : list.mark;
+        throw ConfigError(location_of(m, key_path),
+                          "expected " + expected + ", got " +
+                              (list.is_sequence() ? "an empty list" : list.describe()));
       }
-      axis.values.push_back(item->scalar);
-    }
-    axes.push_back(std::move(axis));
+      SweepAxis axis;
+      axis.key = e.key;
+      for (const YamlNodePtr& item : list.items) {
+        if (!item->is_scalar()) {
+          throw ConfigError(location_of(item->mark, key_path),
+                            "expected a single value per entry, got " + item->describe());
+        }
+        axis.values.push_back(item->scalar);
+      }
+      axes.push_back(std::move(axis));
+    });
   }
   return axes;
 }
 
-MapReader section_reader(const YamlNode& root, const std::string& section) {
+// Applies the scenario's `overrides:` map (dotted setting paths, as --set takes) in order.
+// The map is taken out of the tree first, so that its values can be moved into the sections.
+void apply_file_overrides(const MapReader& top, YamlNode& root,
+                          const std::vector<std::string>& failed_sections) {
+  if (!top.has("overrides")) return;
+  const auto map = top.opt_map("overrides");  // throws when not a map
+  const YamlNodePtr holder = root.find("overrides")->value;
+  for (const YamlEntry& e : holder->entries) {
+    top.field([&] {
+      const std::string key_path = "overrides." + e.key;
+      const std::string error = schema_path_error(e.key);
+      if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
+      for (const std::string& s : failed_sections) {
+        if (e.key.rfind(s + ".", 0) == 0) return;  // its section already failed to load
+      }
+      set_setting(root, e.key, e.value->clone(), e.key_mark, key_path);
+    });
+  }
+}
+
+MapReader section_reader(const YamlNode& root, const std::string& section, Diagnostics* diag) {
   const YamlEntry* e = root.find(section);
-  return MapReader(*e->value, section, e->key_mark);
+  return MapReader(*e->value, section, e->key_mark, diag);
 }
 
 }  // namespace
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  YamlNodePtr root = load_map_file(path, path, "scenario");
-  MapReader top(*root, "", root->mark);
-  top.check_keys();
-  const std::filesystem::path base_dir = std::filesystem::path(path).parent_path();
-  for (const char* section : {"cluster", "model", "plan"}) {
-    top.require(section, "a path to a YAML file or an inline map");
-    resolve_reference(*root, section, base_dir);
-  }
-  for (const std::string& text : overrides) apply_override(*root, parse_override(text));
-
+Scenario check_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                        Diagnostics* diag) {
   Scenario s;
   s.path = path;
-  s.name = top.opt_string("name").value_or("");
-  s.description = top.opt_string("description").value_or("");
-  s.cluster = read_cluster(section_reader(*root, "cluster"));
-  s.model = read_model(section_reader(*root, "model"));
-  MapReader plan = section_reader(*root, "plan");
-  PlanGiven given;
-  s.plan = read_plan_fields(plan, &given);
-  resolve_plan(plan, given, s.cluster, s.model, &s.plan);
-  s.sweep = read_sweep(top);
+  YamlNodePtr root;
+  if (!attempt(diag, [&] { root = load_config_map(path, path, SectionKind::kScenario, diag); })) {
+    return s;
+  }
+  MapReader top(*root, "", root->mark, diag);
+  top.check_keys();
+
+  // Referenced files, then the file's overrides and the command line's, in that order.
+  std::vector<std::string> failed;
+  for (const char* section : kSections) {
+    const bool ok = top.field([&] {
+      top.require(section, "a path to a YAML file or an inline map");
+      resolve_reference(*root, section, section, section_kind(section), diag);
+      if (std::string(section) == "cluster" && root->find("cluster")->value->is_map()) {
+        resolve_reference(*root->find("cluster")->value, "gpu", "cluster.gpu", SectionKind::kGpu,
+                          diag);
+      }
+    });
+    if (!ok) failed.push_back(section);
+  }
+  top.field([&] { apply_file_overrides(top, *root, failed); });
+  for (const std::string& text : overrides) {
+    top.field([&] {
+      const Override ov = parse_override(text);
+      for (const std::string& f : failed) {
+        if (ov.key.rfind(f + ".", 0) == 0) return;
+      }
+      apply_override(*root, ov);
+    });
+  }
+  // An override may have named a GPU file (relative to the file it is written in).
+  if (std::find(failed.begin(), failed.end(), "cluster") == failed.end()) {
+    const bool ok = top.field([&] {
+      YamlEntry* cluster = root->find("cluster");
+      if (cluster->value->is_map()) {
+        resolve_reference(*cluster->value, "gpu", "cluster.gpu", SectionKind::kGpu, diag);
+      }
+    });
+    if (!ok) failed.push_back("cluster");
+  }
+
+  top.field([&] { s.name = top.opt_string("name").value_or(""); });
+  top.field([&] { s.description = top.opt_string("description").value_or(""); });
+  const auto is_failed = [&](const char* section) {
+    return std::find(failed.begin(), failed.end(), section) != failed.end();
+  };
+  const std::size_t before = problem_count(diag);
+  if (!is_failed("cluster")) {
+    top.field([&] { s.cluster = read_cluster(section_reader(*root, "cluster", diag)); });
+  }
+  if (!is_failed("model")) {
+    top.field([&] { s.model = read_model(section_reader(*root, "model", diag)); });
+  }
+  if (!is_failed("plan")) {
+    top.field([&] {
+      MapReader plan = section_reader(*root, "plan", diag);
+      PlanGiven given;
+      s.plan = read_plan_fields(plan, &given);
+      // The plan's cross checks need a sound cluster and model.
+      if (failed.empty() && problem_count(diag) == before) {
+        resolve_plan(plan, given, s.cluster, s.model, &s.plan);
+      }
+    });
+  }
+  top.field([&] { s.sweep = read_sweep(top); });
   return s;
 }
 
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  return check_scenario(path, overrides, nullptr);
+}
+
 ClusterSpec load_cluster_file(const std::string& path) {
-  YamlNodePtr root = load_map_file(path, path, "cluster");
+  YamlNodePtr root = load_config_map(path, path, SectionKind::kCluster, nullptr);
   return read_cluster(MapReader(*root, "cluster", root->mark));
 }
 
 ModelSpec load_model_file(const std::string& path) {
-  YamlNodePtr root = load_map_file(path, path, "model");
+  YamlNodePtr root = load_config_map(path, path, SectionKind::kModel, nullptr);
   return read_model(MapReader(*root, "model", root->mark));
-}
-
-const char* config_file_kind_name(ConfigFileKind kind) {
-  switch (kind) {
-    case ConfigFileKind::kScenario:
-      return "scenario";
-    case ConfigFileKind::kCluster:
-      return "cluster";
-    case ConfigFileKind::kModel:
-      return "model";
-    case ConfigFileKind::kPlan:
-      return "plan";
-  }
-  return "?";
-}
-
-ConfigFileKind validate_config_file(const std::string& path) {
-  YamlNodePtr root = load_map_file(path, path, "scenario, cluster, model or plan");
-  auto has_any = [&](std::initializer_list<const char*> keys) {
-    for (const char* k : keys) {
-      if (root->find(k) != nullptr) return true;
-    }
-    return false;
-  };
-  if (has_any({"cluster", "model", "plan", "sweep"})) {
-    load_scenario(path, {});
-    return ConfigFileKind::kScenario;
-  }
-  if (has_any({"gpu", "gpus_per_node", "nodes", "nvlink", "network"})) {
-    read_cluster(MapReader(*root, "cluster", root->mark));
-    return ConfigFileKind::kCluster;
-  }
-  if (has_any({"num_layers", "hidden_size", "num_attention_heads", "vocab_size"})) {
-    read_model(MapReader(*root, "model", root->mark));
-    return ConfigFileKind::kModel;
-  }
-  if (has_any({"tensor_parallel", "pipeline_parallel", "micro_batch_size", "schedule"})) {
-    PlanGiven given;
-    read_plan_fields(MapReader(*root, "plan", root->mark), &given);
-    return ConfigFileKind::kPlan;
-  }
-  throw ConfigError(location_of(root->mark, ""),
-                    "cannot tell what this file describes (expected a scenario with cluster/"
-                    "model/plan, a cluster with gpu/nodes, a model with num_layers, or a plan "
-                    "with micro_batch_size)");
 }
 
 }  // namespace trident

@@ -9,11 +9,12 @@ namespace {
 
 const std::map<std::string, std::vector<std::string>>& schema() {
   static const std::map<std::string, std::vector<std::string>> kSchema = {
-      {"", {"name", "description", "cluster", "model", "plan", "sweep"}},
+      {"", {"name", "description", "cluster", "model", "plan", "overrides", "sweep"}},
       {"cluster", {"name", "gpu", "nodes", "gpus_per_node", "nvlink", "network"}},
       {"cluster.gpu", {"name", "peak_flops", "memory", "memory_bandwidth", "efficiency"}},
       {"cluster.gpu.peak_flops", {"bf16", "fp16", "fp8", "tf32", "fp32"}},
-      {"cluster.gpu.efficiency", {"gemm", "gemm_half_size", "memory", "kernel_overhead"}},
+      {"cluster.gpu.efficiency",
+       {"gemm", "gemm_half_size", "memory", "kernel_overhead", "sm_count"}},
       {"cluster.nvlink",
        {"island_size", "bandwidth", "latency", "protocol_efficiency",
         "in_switch_reduction_efficiency"}},
@@ -22,11 +23,14 @@ const std::map<std::string, std::vector<std::string>>& schema() {
         "nodes_per_leaf", "protocol_efficiency"}},
       {"model",
        {"name", "num_layers", "hidden_size", "num_attention_heads", "num_query_groups",
-        "ffn_hidden_size", "seq_length", "vocab_size", "swiglu", "position_embedding"}},
+        "ffn_hidden_size", "seq_length", "vocab_size", "swiglu", "position_embedding",
+        "untie_embeddings_and_output_weights"}},
       {"plan",
        {"tensor_parallel", "pipeline_parallel", "data_parallel", "micro_batch_size",
         "global_batch_size", "num_microbatches", "schedule", "virtual_stages", "sequence_parallel",
-        "recompute", "distributed_optimizer", "overlap_grad_reduce", "placement", "precision"}},
+        "recompute", "distributed_optimizer", "overlap_grad_reduce", "placement", "precision",
+        "pipeline_layers", "decoder_first_pipeline_num_layers",
+        "decoder_last_pipeline_num_layers", "grad_bucket_size"}},
   };
   return kSchema;
 }

@@ -11,6 +11,9 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <unordered_set>
+
+#include "config/limits.h"
 
 namespace trident {
 
@@ -32,9 +35,10 @@ void YamlNode::set(const std::string& key, const YamlMark& key_mark, YamlNodePtr
   if (YamlEntry* e = find(key)) {
     e->key_mark = key_mark;
     e->value = std::move(value);
+    e->written_as.clear();
     return;
   }
-  entries.push_back(YamlEntry{key, key_mark, std::move(value)});
+  entries.push_back(YamlEntry{key, key_mark, std::move(value), ""});
 }
 
 bool YamlNode::erase(const std::string& key) {
@@ -52,13 +56,21 @@ std::string YamlNode::describe() const {
     case Kind::kNull:
       return "an empty value";
     case Kind::kScalar:
-      return std::string(quoted ? "the quoted string" : "the value") + " `" + scalar + "`";
+      return std::string(quoted ? "the quoted string" : "the value") + " `" + excerpt(scalar) +
+             "`";
     case Kind::kSequence:
       return "a list";
     case Kind::kMap:
       return "a map";
   }
   return "a value";
+}
+
+std::int64_t YamlNode::size() const {
+  std::int64_t n = 1;
+  for (const YamlNodePtr& item : items) n += item->size();
+  for (const YamlEntry& e : entries) n += e.value->size();
+  return n;
 }
 
 YamlNodePtr YamlNode::clone() const {
@@ -110,7 +122,7 @@ namespace {
 // Builds a YamlNode tree from parser events.
 class TreeBuilder : public YAML::EventHandler {
  public:
-  explicit TreeBuilder(std::string file) : file_(std::move(file)) {}
+  TreeBuilder(std::string file, Diagnostics* diag) : file_(std::move(file)), diag_(diag) {}
 
   YamlNodePtr root() const { return root_; }
 
@@ -126,7 +138,8 @@ class TreeBuilder : public YAML::EventHandler {
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto it = anchors_.find(anchor);
     if (it == anchors_.end()) throw syntax(mark, "unknown alias");
-    add(it->second->clone());
+    // Expanded in place: a chain of aliases ("billion laughs") meets the node and depth caps.
+    add(copy(*it->second, static_cast<int>(stack_.size()), to_mark(mark)));
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -155,9 +168,11 @@ class TreeBuilder : public YAML::EventHandler {
   struct Frame {
     YamlNodePtr node;
     YAML::anchor_t anchor = 0;
-    bool has_key = false;  // maps: a key was read and waits for its value
+    bool has_key = false;     // maps: a key was read and waits for its value
+    bool skip_value = false;  // maps: that key was a duplicate; drop its value
     std::string key;
     YamlMark key_mark;
+    std::unordered_set<std::string> keys;  // maps: keys read so far, for duplicates
   };
 
   YamlMark to_mark(const YAML::Mark& m) const {
@@ -174,10 +189,46 @@ class TreeBuilder : public YAML::EventHandler {
     return ConfigError(location_of(to_mark(m), ""), "YAML syntax error: " + what);
   }
 
-  YamlNodePtr make(YamlNode::Kind kind, const YAML::Mark& mark) const {
+  // Counts one more node; throws past limits::kMaxInputNodes.
+  void count_node(const YamlMark& mark) {
+    if (++nodes_ > limits::kMaxInputNodes) {
+      throw ConfigError(location_of(mark, ""),
+                        "more than " + std::to_string(limits::kMaxInputNodes) +
+                            " values (aliases expanded), the limit for one file");
+    }
+  }
+
+  void check_depth(int depth, const YamlMark& mark) const {
+    if (depth > limits::kMaxNestingDepth) {
+      throw ConfigError(location_of(mark, ""),
+                        "maps and lists nested more than " +
+                            std::to_string(limits::kMaxNestingDepth) +
+                            " levels deep (aliases expanded), the limit for one file");
+    }
+  }
+
+  // Deep copy of an anchored node placed at `depth`, counted against the caps.
+  YamlNodePtr copy(const YamlNode& node, int depth, const YamlMark& mark) {
+    count_node(mark);
+    auto out = std::make_shared<YamlNode>();
+    out->kind = node.kind;
+    out->mark = node.mark;
+    out->scalar = node.scalar;
+    out->quoted = node.quoted;
+    if (!node.items.empty() || !node.entries.empty()) check_depth(depth + 1, mark);
+    for (const YamlNodePtr& item : node.items) out->items.push_back(copy(*item, depth + 1, mark));
+    for (const YamlEntry& e : node.entries) {
+      out->entries.push_back(
+          YamlEntry{e.key, e.key_mark, copy(*e.value, depth + 1, mark), e.written_as});
+    }
+    return out;
+  }
+
+  YamlNodePtr make(YamlNode::Kind kind, const YAML::Mark& mark) {
     auto node = std::make_shared<YamlNode>();
     node->kind = kind;
     node->mark = to_mark(mark);
+    count_node(node->mark);
     return node;
   }
 
@@ -186,6 +237,7 @@ class TreeBuilder : public YAML::EventHandler {
   }
 
   void open(YamlNodePtr node, YAML::anchor_t anchor) {
+    check_depth(static_cast<int>(stack_.size()) + 1, node->mark);
     Frame frame;
     frame.node = std::move(node);
     frame.anchor = anchor;
@@ -210,31 +262,46 @@ class TreeBuilder : public YAML::EventHandler {
       top.node->items.push_back(node);
       return;
     }
+    if (top.has_key && top.skip_value) {  // the value of a duplicate key, already reported
+      top.has_key = false;
+      top.skip_value = false;
+      return;
+    }
     if (!top.has_key) {
       if (!node->is_scalar()) {
         throw ConfigError(
             location_of(node->mark, ""),
             "YAML syntax error: a map key must be a plain name, got " + node->describe());
       }
-      if (const YamlEntry* first = top.node->find(node->scalar)) {
+      const YamlEntry* first =
+          top.keys.count(node->scalar) != 0 ? top.node->find(node->scalar) : nullptr;
+      if (first != nullptr) {
         std::string path;
         for (const Frame& f : stack_) {
           if (f.node->is_map() && f.has_key) path += f.key + ".";
         }
-        throw ConfigError(location_of(node->mark, path + node->scalar),
-                          "duplicate key (first given at line " +
-                              std::to_string(first->key_mark.line) + "; remove one)");
+        const ConfigError error(location_of(node->mark, path + node->scalar),
+                                "duplicate key (first given at line " +
+                                    std::to_string(first->key_mark.line) + "; remove one)");
+        if (diag_ == nullptr) throw error;
+        diag_->add(error, false);
+        top.has_key = true;
+        top.skip_value = true;
+        return;
       }
       top.has_key = true;
       top.key = node->scalar;
       top.key_mark = node->mark;
+      top.keys.insert(node->scalar);
       return;
     }
-    top.node->entries.push_back(YamlEntry{top.key, top.key_mark, node});
+    top.node->entries.push_back(YamlEntry{top.key, top.key_mark, node, ""});
     top.has_key = false;
   }
 
   std::string file_;
+  Diagnostics* diag_;
+  std::int64_t nodes_ = 0;
   YamlNodePtr root_;
   std::vector<Frame> stack_;
   std::map<YAML::anchor_t, YamlNodePtr> anchors_;
@@ -242,9 +309,9 @@ class TreeBuilder : public YAML::EventHandler {
 
 }  // namespace
 
-YamlNodePtr parse_yaml(const std::string& text, const std::string& file) {
+YamlNodePtr parse_yaml(const std::string& text, const std::string& file, Diagnostics* diag) {
   std::istringstream in(text);
-  TreeBuilder builder(file);
+  TreeBuilder builder(file, diag);
   try {
     YAML::Parser parser(in);
     if (!parser.HandleNextDocument(builder)) {
@@ -252,7 +319,7 @@ YamlNodePtr parse_yaml(const std::string& text, const std::string& file) {
       empty->mark.file = file;
       return empty;
     }
-    TreeBuilder second(file);
+    TreeBuilder second(file, nullptr);
     if (parser.HandleNextDocument(second)) {
       YamlMark m = second.root() ? second.root()->mark : YamlMark{file, 0, 0};
       throw ConfigError(location_of(m, ""),
@@ -275,9 +342,10 @@ YamlNodePtr parse_yaml(const std::string& text, const std::string& file) {
   return root;
 }
 
-YamlNodePtr load_yaml_file(const std::string& path, const std::string& display_path) {
+std::string read_input_file(const std::string& path, const std::string& display_path) {
   SourceLocation where;
   where.file = display_path;
+  const std::string limit = std::to_string(limits::kMaxInputBytes >> 20) + " MiB";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     throw ConfigError(where, std::string("cannot open file: ") + std::strerror(errno));
@@ -285,13 +353,32 @@ YamlNodePtr load_yaml_file(const std::string& path, const std::string& display_p
   if (S_ISDIR(st.st_mode)) {
     throw ConfigError(where, "cannot open file: it is a directory (expected a YAML file)");
   }
+  if (S_ISREG(st.st_mode) && st.st_size > limits::kMaxInputBytes) {
+    throw ConfigError(where, "file is " + std::to_string(st.st_size) +
+                                 " bytes, more than the limit of " + limit +
+                                 " for a configuration file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ConfigError(where, std::string("cannot open file: ") + std::strerror(errno));
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return parse_yaml(buffer.str(), display_path);
+  // Bounded read: a pipe or device has no size to check beforehand.
+  std::string text;
+  char buffer[65536];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputBytes) {
+      throw ConfigError(where, "file is larger than the limit of " + limit +
+                                   " for a configuration file");
+    }
+  }
+  if (in.bad()) throw ConfigError(where, std::string("cannot read file: ") + std::strerror(errno));
+  return text;
+}
+
+YamlNodePtr load_yaml_file(const std::string& path, const std::string& display_path,
+                           Diagnostics* diag) {
+  return parse_yaml(read_input_file(path, display_path), display_path, diag);
 }
 
 }  // namespace trident

@@ -4,11 +4,13 @@
 #ifndef TRIDENT_CONFIG_YAML_TREE_H_
 #define TRIDENT_CONFIG_YAML_TREE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "config/diagnostics.h"
 #include "core/errors.h"
 
 namespace trident {
@@ -29,6 +31,9 @@ struct YamlEntry {
   std::string key;
   YamlMark key_mark;
   YamlNodePtr value;
+  // The name the user's file gives this setting when it is not `key` (a Hugging Face
+  // config.json's "num_hidden_layers" for `num_layers`); messages use it. Empty otherwise.
+  std::string written_as;
 };
 
 class YamlNode {
@@ -51,7 +56,8 @@ class YamlNode {
   const YamlEntry* find(const std::string& key) const;
   YamlEntry* find(const std::string& key);
 
-  // Sets `key` of a map to `value`, replacing an existing entry in place or appending.
+  // Sets `key` of a map to `value`, replacing an existing entry in place (and its
+  // written_as) or appending.
   void set(const std::string& key, const YamlMark& key_mark, YamlNodePtr value);
   // Removes `key` from a map; returns whether it was there.
   bool erase(const std::string& key);
@@ -61,16 +67,27 @@ class YamlNode {
 
   // Returns a deep copy.
   YamlNodePtr clone() const;
+  // Returns the number of nodes in this subtree (this one included).
+  std::int64_t size() const;
 };
 
 // Parses one YAML document. `file` is used only in marks and messages.
-// Throws ConfigError "file:line:col: YAML syntax error: ..." for malformed input, duplicate
-// keys, non-scalar keys or more than one document; an empty document gives a null node.
-YamlNodePtr parse_yaml(const std::string& text, const std::string& file);
+// Throws ConfigError "file:line:col: YAML syntax error: ..." for malformed input, non-scalar
+// keys, more than one document, or input past the limits of config/limits.h (nesting depth,
+// values with aliases expanded); an empty document gives a null node. A duplicate key throws
+// too, unless `diag` is given: then each is recorded there and its later value dropped.
+YamlNodePtr parse_yaml(const std::string& text, const std::string& file,
+                       Diagnostics* diag = nullptr);
 
-// Reads and parses the file at `path`; marks carry `display_path` (the path as the user
-// wrote it). Throws ConfigError naming `display_path` when the file cannot be read.
-YamlNodePtr load_yaml_file(const std::string& path, const std::string& display_path);
+// Returns the contents of the file at `path`. Throws ConfigError naming `display_path` (the
+// path as the user wrote it) when it cannot be read, is a directory, or is larger than
+// limits::kMaxInputBytes (checked before reading, and while reading pipes and devices).
+std::string read_input_file(const std::string& path, const std::string& display_path);
+
+// Reads and parses the file at `path`; marks carry `display_path`. Throws as read_input_file
+// and parse_yaml do.
+YamlNodePtr load_yaml_file(const std::string& path, const std::string& display_path,
+                           Diagnostics* diag = nullptr);
 
 // Returns the SourceLocation of `mark` with `key` filled in.
 SourceLocation location_of(const YamlMark& mark, const std::string& key);

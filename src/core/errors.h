@@ -2,6 +2,7 @@
 #ifndef TRIDENT_CORE_ERRORS_H_
 #define TRIDENT_CORE_ERRORS_H_
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -41,8 +42,13 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Formats "file:line:col: key: message", leaving out the parts that are unknown.
+// Formats "file:line:col: key: message", leaving out the parts that are unknown. Control
+// characters are escaped ("\n"), so the result is always one line.
 std::string format_location_message(const SourceLocation& where, const std::string& message);
+
+// Returns `text` fit to quote in a message: at most `max_chars` characters (then "..."),
+// control characters escaped.
+std::string excerpt(const std::string& text, std::size_t max_chars = 60);
 
 }  // namespace trident
 

@@ -1,0 +1,121 @@
+// Checking one configuration file of any kind (`trident validate`).
+#include <initializer_list>
+
+#include "config/map_reader.h"
+#include "config/references.h"
+#include "config/scenario.h"
+#include "config/section_readers.h"
+
+namespace trident {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Tells the kind from the top-level keys; nullopt when none is typical of any kind.
+std::optional<ConfigFileKind> kind_of(const YamlNode& root) {
+  const auto has_any = [&](std::initializer_list<const char*> keys) {
+    for (const char* k : keys) {
+      if (root.find(k) != nullptr) return true;
+    }
+    return false;
+  };
+  if (has_any({"cluster", "model", "plan", "sweep", "overrides"})) return ConfigFileKind::kScenario;
+  if (has_any({"gpu", "gpus_per_node", "nodes", "nvlink", "network"})) {
+    return ConfigFileKind::kCluster;
+  }
+  if (has_any({"peak_flops", "memory_bandwidth", "efficiency"})) return ConfigFileKind::kGpu;
+  if (has_any({"num_layers", "hidden_size", "num_attention_heads", "vocab_size"})) {
+    return ConfigFileKind::kModel;
+  }
+  if (has_any({"tensor_parallel", "pipeline_parallel", "data_parallel", "micro_batch_size",
+               "global_batch_size", "num_microbatches", "schedule"})) {
+    return ConfigFileKind::kPlan;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* config_file_kind_name(ConfigFileKind kind) {
+  switch (kind) {
+    case ConfigFileKind::kScenario:
+      return "scenario";
+    case ConfigFileKind::kCluster:
+      return "cluster";
+    case ConfigFileKind::kGpu:
+      return "GPU";
+    case ConfigFileKind::kModel:
+      return "model";
+    case ConfigFileKind::kPlan:
+      return "plan";
+  }
+  return "?";
+}
+
+CheckedConfigFile check_config_file(const std::string& path,
+                                    const std::vector<std::string>& overrides, Diagnostics* diag) {
+  CheckedConfigFile out;
+  out.specs.path = path;
+  if (ends_with(path, ".json") || path.rfind("hf:", 0) == 0) {
+    out.kind = ConfigFileKind::kModel;
+    attempt(diag, [&] {
+      YamlNodePtr root = load_config_map(path, path, SectionKind::kModel, diag);
+      out.specs.model = read_model(MapReader(*root, "model", root->mark, diag));
+    });
+    return out;
+  }
+  // Read once to tell the kind. Syntax problems (and duplicate keys before them) are
+  // reported here; otherwise the file is read again by the checks for its kind.
+  YamlNodePtr root;
+  Diagnostics probe;
+  if (!attempt(&probe, [&] { root = load_config_map(path, path, SectionKind::kScenario, &probe); })) {
+    for (const Problem& p : probe.problems()) report(diag, ConfigError(p.where, p.message), p.plan);
+    return out;
+  }
+  out.kind = kind_of(*root);
+  if (!out.kind) {
+    report(diag, ConfigError(location_of(root->mark, ""),
+                             "cannot tell what this file describes (expected a scenario with "
+                             "cluster/model/plan, a cluster with gpu/nodes, a GPU with "
+                             "peak_flops, a model with num_layers, or a plan with "
+                             "micro_batch_size)"));
+    return out;
+  }
+  attempt(diag, [&] {
+    switch (*out.kind) {
+      case ConfigFileKind::kScenario:
+        out.specs = check_scenario(path, overrides, diag);
+        break;
+      case ConfigFileKind::kCluster: {
+        YamlNodePtr cluster = load_config_map(path, path, SectionKind::kCluster, diag);
+        out.specs.cluster = read_cluster(MapReader(*cluster, "cluster", cluster->mark, diag));
+        break;
+      }
+      case ConfigFileKind::kGpu: {
+        YamlNodePtr gpu = load_config_map(path, path, SectionKind::kGpu, diag);
+        out.specs.cluster.gpu = read_gpu(MapReader(*gpu, "cluster.gpu", gpu->mark, diag));
+        break;
+      }
+      case ConfigFileKind::kModel: {
+        YamlNodePtr model = load_config_map(path, path, SectionKind::kModel, diag);
+        out.specs.model = read_model(MapReader(*model, "model", model->mark, diag));
+        break;
+      }
+      case ConfigFileKind::kPlan: {
+        YamlNodePtr plan = load_config_map(path, path, SectionKind::kPlan, diag);
+        PlanGiven given;
+        out.specs.plan = read_plan_fields(MapReader(*plan, "plan", plan->mark, diag), &given);
+        break;
+      }
+    }
+  });
+  return out;
+}
+
+ConfigFileKind validate_config_file(const std::string& path) {
+  return *check_config_file(path, {}, nullptr).kind;
+}
+
+}  // namespace trident

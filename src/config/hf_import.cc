@@ -1,0 +1,138 @@
+#include "config/hf_import.h"
+
+#include <filesystem>
+#include <vector>
+
+namespace trident {
+namespace {
+
+// Returns the entry of the first of `names` present with a value, or nullptr.
+const YamlEntry* find_any(const YamlNode& config, const std::vector<std::string>& names) {
+  for (const std::string& n : names) {
+    const YamlEntry* e = config.find(n);
+    if (e != nullptr && !e->value->is_null()) return e;
+  }
+  return nullptr;
+}
+
+YamlNodePtr plain_scalar(const std::string& text, const YamlMark& mark) {
+  auto node = std::make_shared<YamlNode>();
+  node->kind = YamlNode::Kind::kScalar;
+  node->scalar = text;
+  node->mark = mark;
+  return node;
+}
+
+bool one_of(const std::string& s, const std::vector<std::string>& names) {
+  for (const std::string& n : names) {
+    if (s == n) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_hf_reference(const std::string& reference) {
+  const std::string json = ".json";
+  return reference.rfind("hf:", 0) == 0 ||
+         (reference.size() > json.size() &&
+          reference.compare(reference.size() - json.size(), json.size(), json) == 0);
+}
+
+std::string hf_reference_path(const std::string& reference) {
+  return reference.rfind("hf:", 0) == 0 ? reference.substr(3) : reference;
+}
+
+std::string hf_model_name(const std::string& path) {
+  const std::filesystem::path p(path);
+  if (p.filename() == "config.json" && p.has_parent_path() &&
+      !p.parent_path().filename().empty() && p.parent_path().filename() != "." &&
+      p.parent_path().filename() != "..") {
+    return p.parent_path().filename().string();
+  }
+  return p.stem().string();
+}
+
+YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, Diagnostics* diag) {
+  auto model = std::make_shared<YamlNode>();
+  model->kind = YamlNode::Kind::kMap;
+  model->mark = config.mark;
+  model->set("name", config.mark, plain_scalar(name, config.mark));
+  const auto fail = [&](const YamlMark& mark, const std::string& key, const std::string& what) {
+    report(diag, ConfigError(location_of(mark, "model." + key), what));
+  };
+
+  struct Field {
+    const char* key;                 // Megatron name
+    std::vector<std::string> names;  // config.json names, preferred first
+    bool required;
+  };
+  const Field fields[] = {
+      {"num_layers", {"num_hidden_layers", "n_layer"}, true},
+      {"hidden_size", {"hidden_size", "n_embd"}, true},
+      {"num_attention_heads", {"num_attention_heads", "n_head"}, true},
+      {"num_query_groups", {"num_key_value_heads"}, false},
+      {"ffn_hidden_size", {"intermediate_size", "n_inner"}, false},
+      {"vocab_size", {"vocab_size"}, true},
+      {"seq_length", {"max_position_embeddings", "n_positions", "seq_length"}, true},
+  };
+  for (const Field& f : fields) {
+    const YamlEntry* e = find_any(config, f.names);
+    if (e == nullptr) {
+      if (f.required) {
+        fail(config.mark, f.names.front(),
+             "missing required key in a Hugging Face config.json (expected \"" +
+                 f.names.front() + "\": an integer)");
+      }
+      continue;
+    }
+    model->set(f.key, e->key_mark, e->value);
+    model->find(f.key)->written_as = e->key;
+  }
+
+  // The MLP: silu (SwiGLU) in Llama-style models; gelu or relu in GPT-style ones.
+  if (const YamlEntry* act = find_any(config, {"hidden_act", "activation_function",
+                                               "hidden_activation"})) {
+    const std::vector<std::string> gated = {"silu", "swish", "swiglu"};
+    const std::vector<std::string> plain = {"gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh",
+                                            "quick_gelu", "relu"};
+    const YamlNode& v = *act->value;
+    if (v.is_scalar() && (one_of(v.scalar, gated) || one_of(v.scalar, plain))) {
+      model->set("swiglu", act->key_mark,
+                 plain_scalar(one_of(v.scalar, gated) ? "true" : "false", v.mark));
+      model->find("swiglu")->written_as = act->key;
+    } else {
+      fail(v.mark, act->key,
+           "unknown activation " + v.describe() +
+               " (expected one of: silu, swish, swiglu (gated MLP); gelu, gelu_new, gelu_fast, "
+               "gelu_pytorch_tanh, quick_gelu, relu)");
+    }
+  }
+
+  if (const YamlEntry* tie = find_any(config, {"tie_word_embeddings"})) {
+    const YamlNode& v = *tie->value;
+    if (v.is_scalar() && !v.quoted && (v.scalar == "true" || v.scalar == "false")) {
+      model->set("untie_embeddings_and_output_weights", tie->key_mark,
+                 plain_scalar(v.scalar == "true" ? "false" : "true", v.mark));
+      model->find("untie_embeddings_and_output_weights")->written_as = tie->key;
+    } else {
+      fail(v.mark, tie->key, "expected true or false, got " + v.describe());
+    }
+  }
+
+  std::string position = "learned";
+  const YamlEntry* type = config.find("model_type");
+  const std::string model_type =
+      type != nullptr && type->value->is_scalar() ? type->value->scalar : "";
+  if (find_any(config, {"rope_theta", "rope_scaling", "rotary_dim", "rotary_pct"}) != nullptr ||
+      one_of(model_type, {"llama", "mistral", "mixtral", "qwen2", "gemma", "gemma2", "phi3",
+                          "gpt_neox", "gptj", "falcon", "olmo"})) {
+    position = "rope";
+  } else if (one_of(model_type, {"bloom", "mpt"})) {
+    position = "alibi";
+  }
+  model->set("position_embedding", config.mark, plain_scalar(position, config.mark));
+  return model;
+}
+
+}  // namespace trident

@@ -1,0 +1,43 @@
+// Models described by a Hugging Face `config.json` (`model: hf:path/to/config.json`, or any
+// `.json` model path), converted to the Megatron-LM names trident reads.
+#ifndef TRIDENT_CONFIG_HF_IMPORT_H_
+#define TRIDENT_CONFIG_HF_IMPORT_H_
+
+#include <string>
+
+#include "config/diagnostics.h"
+#include "config/yaml_tree.h"
+
+namespace trident {
+
+// Returns the `model` map for the parsed config.json `config` (a map), named `name`:
+//   num_hidden_layers (or n_layer)         -> num_layers
+//   hidden_size (or n_embd)                -> hidden_size
+//   num_attention_heads (or n_head)        -> num_attention_heads
+//   num_key_value_heads                    -> num_query_groups (optional)
+//   intermediate_size (or n_inner)         -> ffn_hidden_size (optional)
+//   vocab_size                             -> vocab_size
+//   max_position_embeddings (n_positions, seq_length) -> seq_length (a scenario overrides it)
+//   hidden_act (activation_function)       -> swiglu: silu/swish/swiglu give the gated MLP,
+//                                             gelu and relu variants the plain one
+//   tie_word_embeddings (default true)     -> untie_embeddings_and_output_weights = !tie
+//   rope_theta, rope_scaling or a rotary model_type -> position_embedding: rope; bloom and
+//   mpt -> alibi; otherwise learned.
+// Values keep their JSON positions and original names, so later range checks name the JSON
+// field. Other fields are ignored. Reports a missing field, an activation it cannot map or a
+// non-boolean tie_word_embeddings through `diag` (throws without).
+YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name,
+                              Diagnostics* diag = nullptr);
+
+// Returns the model name for a config.json at `path`: its directory's name for
+// ".../Meta-Llama-3-8B/config.json", else the file name without ".json".
+std::string hf_model_name(const std::string& path);
+
+// Returns whether a model reference names a Hugging Face config: "hf:" prefix or ".json".
+bool is_hf_reference(const std::string& reference);
+// Returns the path of a Hugging Face reference ("hf:" removed).
+std::string hf_reference_path(const std::string& reference);
+
+}  // namespace trident
+
+#endif  // TRIDENT_CONFIG_HF_IMPORT_H_
