@@ -159,8 +159,9 @@ int run_sweep_command(const std::vector<std::string>& args) {
   output.finish();
   progress.finish();
   if (failed > 0 || not_fitting > 0) {
-    std::cerr << "trident sweep: " << failed << " of " << commands.size() << " points failed, "
-              << not_fitting << " do not fit in memory (see the status column)\n";
+    std::cerr << "trident sweep: " << failed << " of " << commands.size() << " points failed and "
+              << not_fitting << (not_fitting == 1 ? " does" : " do")
+              << " not fit in memory (see the status column)\n";
   }
   return 0;
 }

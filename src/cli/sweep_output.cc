@@ -20,6 +20,13 @@ std::runtime_error io_error(const std::string& what, const std::string& path) {
   return std::runtime_error(what + " " + path + ": " + std::strerror(errno));
 }
 
+// The output file cannot be opened: bad input (a wrong path), exit 2.
+ConfigError open_error(const std::string& path) {
+  SourceLocation where;
+  where.file = path;
+  return ConfigError(where, std::string("cannot write: ") + std::strerror(errno));
+}
+
 ConfigError resume_error(const std::string& path, const std::string& what) {
   SourceLocation where;
   where.file = path;
@@ -56,7 +63,7 @@ SweepOutput::SweepOutput(const std::string& path, const std::string& header,
   if (resume && std::filesystem::exists(path)) old = parse_sweep_file(read_all(path), path);
   if (old.header.empty()) {  // a fresh file
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw io_error("cannot write", path);
+    if (fd_ < 0) throw open_error(path);
     write_line(header);
     sync_directory_of(path);
     return;
@@ -94,7 +101,7 @@ SweepOutput::SweepOutput(const std::string& path, const std::string& header,
   if (prefix) {
     // Keep the file; cut a torn last line and append after the complete rows.
     fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd_ < 0) throw io_error("cannot write", path);
+    if (fd_ < 0) throw open_error(path);
     if (::ftruncate(fd_, static_cast<off_t>(old.complete_bytes)) != 0) {
       throw io_error("cannot truncate", path);
     }
@@ -102,7 +109,7 @@ SweepOutput::SweepOutput(const std::string& path, const std::string& header,
   } else {
     tmp_path_ = path + ".tmp";
     fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw io_error("cannot write", tmp_path_);
+    if (fd_ < 0) throw open_error(tmp_path_);
     write_line(header);
   }
   flush_ready();
@@ -120,7 +127,8 @@ void SweepOutput::write_line(const std::string& line) {
     if (n <= 0) throw io_error("cannot write", tmp_path_.empty() ? path_ : tmp_path_);
     done += static_cast<size_t>(n);
   }
-  if (sync_ && ::fsync(fd_) != 0) throw io_error("cannot sync", path_);
+  // EINVAL: a pipe or terminal given as --out, which cannot be synced (nor resumed).
+  if (sync_ && ::fsync(fd_) != 0 && errno != EINVAL) throw io_error("cannot sync", path_);
 }
 
 void SweepOutput::flush_ready() {

@@ -22,9 +22,9 @@ class SweepOutput {
   // Writes to `path`, or to stdout when `path` is empty. `planned` are the points this run is
   // responsible for (one shard), in point order; `header` is sweep_header() of the sweep.
   // With `resume` and an existing non-empty file at `path`, keeps the rows already there.
-  // Throws ConfigError (exit 2) when that file is not from this sweep (another header, a row
-  // of a point outside `planned`, a duplicate, other varied values), and std::runtime_error
-  // when the file cannot be opened or written.
+  // Throws ConfigError (exit 2) when the file cannot be opened or is not from this sweep
+  // (another header, a row of a point outside `planned`, a duplicate, other varied values),
+  // and std::runtime_error when writing fails.
   SweepOutput(const std::string& path, const std::string& header,
               const std::vector<SweepPoint>& planned, bool resume);
   ~SweepOutput();
