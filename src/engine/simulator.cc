@@ -28,9 +28,11 @@ enum class CollKind { kTensor, kData };
 // A collective in progress: participants arrive one by one; the last one starts the flows
 // (so a collective starts when its slowest member is ready) and, once they are done, releases
 // `done` once per participant.
+struct ActorState;
 struct Rendezvous {
   int arrived = 0;
   sg4::SemaphorePtr done;
+  std::vector<ActorState*> members;  // asynchronous (bucket) collectives: who to record it for
 };
 
 // One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
@@ -39,6 +41,7 @@ struct ActorState {
   int tp = 0, dp = 0, pp = 0;
   int tp_seq = 0, dp_seq = 0;  // collectives issued so far, to match them across actors
   double bucket_params = 0;    // gradients ready but not yet handed to a bucket
+  int buckets = 0;             // buckets launched so far
   std::vector<sg4::SemaphorePtr> pending_buckets;
 };
 
@@ -84,11 +87,17 @@ class StepSimulation {
   // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
   // (or `flush`).
   void maybe_launch_bucket(ActorState& a, bool flush);
-  void record(ActorState& a, IntervalKind kind, double start, int mb, int chunk = 0) {
-    if (opt_.record_intervals) {
-      a.tl->intervals.push_back(
-          {start, sg4::Engine::get_clock(), kind, mb, static_cast<std::int16_t>(chunk)});
-    }
+  // Records [start, now) as `kind`; returns the interval, or nullptr when not recording.
+  Interval* record(ActorState& a, IntervalKind kind, double start, int mb, int chunk = 0) {
+    if (!opt_.record_intervals) return nullptr;
+    Interval iv;
+    iv.start = start;
+    iv.end = sg4::Engine::get_clock();
+    iv.kind = kind;
+    iv.microbatch = mb;
+    iv.chunk = static_cast<std::int16_t>(chunk);
+    a.tl->intervals.push_back(iv);
+    return &a.tl->intervals.back();
   }
   void compute(double seconds) {
     if (seconds <= 0) return;
@@ -144,12 +153,20 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
   Rendezvous& rv = rendezvous_[key];
   if (!rv.done) rv.done = sg4::Semaphore::create(0);
   sg4::SemaphorePtr done = rv.done;
+  if (async) rv.members.push_back(&a);
   if (++rv.arrived == participants) {
+    std::vector<ActorState*> members = std::move(rv.members);
     rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
     auto phases = lower_collective(op, groups, bytes, island_of, lowering_);
-    auto drive = [this, phases = std::move(phases), done, participants]() {
+    auto drive = [this, phases = std::move(phases), done, participants, members]() {
+      const double start = sg4::Engine::get_clock();
       run_phases(*platform_, phases, &activities_);
+      // A bucket runs beside its members' compute: record it for the trace, not as exposed.
+      for (ActorState* m : members) {
+        if (Interval* iv = record(*m, IntervalKind::kDpComm, start, -1)) iv->bucket = m->buckets;
+        m->buckets += 1;
+      }
       for (int i = 0; i < participants; ++i) done->release();
     };
     if (async) {
