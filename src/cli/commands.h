@@ -16,6 +16,8 @@ int run_sweep_command(const std::vector<std::string>& args);
 int run_compare_command(const std::vector<std::string>& args);
 // trident merge FILE...: joins sharded sweep CSVs in point order
 int run_merge_command(const std::vector<std::string>& args);
+// trident validate FILE... [--set K=V]...: every problem of every file, exit 2 if any
+int run_validate_command(const std::vector<std::string>& args);
 
 }  // namespace trident
 

@@ -55,8 +55,8 @@ std::vector<int> read_layer_list(const MapReader& map) {
     const bool whole = item->is_scalar() && !item->quoted && parse_int64(item->scalar, &n);
     if (!whole || n < 1 || n > limits::kMaxLayers) {
       throw ConfigError(location_of(item->mark, map.key_path("pipeline_layers")),
-                        "entry " + item->describe() + " is not a layer count (expected an "
-                        "integer from 1 to " + std::to_string(limits::kMaxLayers) + ")");
+                        item->describe() + " is not a layer count (expected an integer from "
+                        "1 to " + std::to_string(limits::kMaxLayers) + " per entry)");
     }
     out.push_back(static_cast<int>(n));
   }

@@ -47,6 +47,7 @@ const UnitDef kUnits[] = {
     {"MB/s", Dimension::kBandwidth, 1e6},
     {"GB/s", Dimension::kBandwidth, 1e9},
     {"TB/s", Dimension::kBandwidth, 1e12},
+    {"PB/s", Dimension::kBandwidth, 1e15},
     {"KiB/s", Dimension::kBandwidth, kKi},
     {"MiB/s", Dimension::kBandwidth, kKi* kKi},
     {"GiB/s", Dimension::kBandwidth, kKi* kKi* kKi},
@@ -63,6 +64,7 @@ const UnitDef kUnits[] = {
     {"Mbps", Dimension::kBandwidth, 1e6 / 8},
     {"Gbps", Dimension::kBandwidth, 1e9 / 8},
     {"Tbps", Dimension::kBandwidth, 1e12 / 8},
+    {"Pbps", Dimension::kBandwidth, 1e15 / 8},
     {"b/s", Dimension::kBandwidth, 1.0 / 8},
     {"Kb/s", Dimension::kBandwidth, 1e3 / 8},
     {"Mb/s", Dimension::kBandwidth, 1e6 / 8},
@@ -195,7 +197,7 @@ const char* accepted_units(Dimension dim) {
     case Dimension::kBytes:
       return "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
     case Dimension::kBandwidth:
-      return "B/s, KB/s, MB/s, GB/s, TB/s (or GBps), bps, Kbps, Mbps, Gbps, Tbps (bits)";
+      return "B/s, KB/s, MB/s, GB/s, TB/s, PB/s (or GBps), bps, Kbps, Mbps, Gbps, Tbps (bits)";
     case Dimension::kFlops:
       return "FLOP, KFLOP, MFLOP, GFLOP, TFLOP, PFLOP";
     case Dimension::kFlopRate:

@@ -1,0 +1,104 @@
+// trident validate FILE...: checks clusters, GPUs, models, plans and scenarios without
+// simulating, and lists every problem of every file.
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "config/diagnostics.h"
+#include "config/scenario.h"
+#include "workload/stage_work.h"
+
+namespace po = boost::program_options;
+
+namespace trident {
+namespace {
+
+std::string billions(double count) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fB", count / 1e9);
+  return text;
+}
+
+// The short description printed after "ok".
+std::string summary(const CheckedConfigFile& file) {
+  const Scenario& s = file.specs;
+  const std::string kind = config_file_kind_name(*file.kind);
+  switch (*file.kind) {
+    case ConfigFileKind::kScenario: {
+      const PlanSpec& p = s.plan;
+      return kind + ": " + s.model.name + " on " + s.cluster.name + ", t=" +
+             std::to_string(p.tensor) + " p=" + std::to_string(p.pipeline) +
+             " d=" + std::to_string(p.data) + " (" + std::to_string(p.gpus()) + " of " +
+             std::to_string(s.cluster.total_gpus()) + " GPUs), " +
+             std::to_string(p.num_microbatches) + " micro-batches of " +
+             std::to_string(p.micro_batch_size);
+    }
+    case ConfigFileKind::kCluster:
+      return kind + ": " + s.cluster.name + ", " + std::to_string(s.cluster.nodes) + " nodes x " +
+             std::to_string(s.cluster.gpus_per_node) + " " + s.cluster.gpu.name;
+    case ConfigFileKind::kGpu:
+      return kind + ": " + s.cluster.gpu.name;
+    case ConfigFileKind::kModel:
+      return kind + ": " + s.model.name + ", " + billions(model_params(s.model)) + " parameters";
+    case ConfigFileKind::kPlan:
+      return kind + ": t=" + std::to_string(s.plan.tensor) + " p=" +
+             std::to_string(s.plan.pipeline) + ", fields only (a scenario checks the rest)";
+  }
+  return kind;
+}
+
+}  // namespace
+
+int run_validate_command(const std::vector<std::string>& args) {
+  po::options_description opts(
+      "usage: trident validate FILE... [--set K=V]...\n\n"
+      "Checks scenario, cluster, GPU, model (YAML or Hugging Face config.json) and plan files\n"
+      "without simulating. Prints `FILE: ok (...)` for a sound file; otherwise every problem,\n"
+      "one per line: `file:line:col: key.path: what is wrong (what is expected)`.\n"
+      "Exit code 2 when any file has a problem.\n\noptions");
+  std::vector<std::string> sets, files;
+  opts.add_options()("help,h", "show this help")(
+      "set", po::value(&sets)->composing(),
+      "override a field of every scenario after its files are loaded (repeatable)");
+  po::options_description hidden;
+  hidden.add_options()("file", po::value(&files)->composing());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("file", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return 0;
+  }
+  po::notify(vm);
+  if (files.empty()) throw po::error("missing FILE (expected one or more files to check)");
+
+  std::size_t problems = 0, bad_files = 0;
+  for (const std::string& file : files) {
+    Diagnostics diag;
+    const CheckedConfigFile checked = check_config_file(file, sets, &diag);
+    if (diag.empty()) {
+      std::cout << file << ": ok (" << summary(checked) << ")\n";
+      continue;
+    }
+    ++bad_files;
+    problems += diag.count();
+    for (const Problem& p : diag.problems()) std::cerr << p.text() << "\n";
+    if (diag.count() > diag.problems().size()) {
+      std::cerr << file << ": " << diag.count() - diag.problems().size()
+                << " more problems not listed\n";
+    }
+  }
+  if (problems == 0) return 0;
+  std::cerr << "trident validate: " << problems << (problems == 1 ? " problem" : " problems")
+            << " in " << bad_files << " of " << files.size()
+            << (files.size() == 1 ? " file" : " files") << "\n";
+  return 2;
+}
+
+}  // namespace trident
