@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "config/diagnostics.h"
 #include "config/scenario.h"
 #include "core/errors.h"
 
@@ -97,8 +98,40 @@ TEST_CASE("every input in the bad-input corpus is refused with a located message
       CHECK_THAT(message, Catch::StartsWith("--set "));
     } else {
       // "<dir>/<stem>[.piece].yaml:<line>:<col>: " names the case's file and position.
-      const std::regex located(regex_escape(c.stem) + R"([^/: ]*\.yaml:\d+:\d+: )");
+      const std::regex located(regex_escape(c.stem) + R"([^/: ]*\.(yaml|json):\d+:\d+: )");
       CHECK(std::regex_search(message, located));
+    }
+  }
+}
+
+TEST_CASE("validation of every corpus input reports the loader's message first",
+          "[config][bad_inputs][validate]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(TRIDENT_SOURCE_DIR) / "tests" / "bad_inputs";
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 40);
+  for (const fs::path& file : files) {
+    const BadCase c = read_case(file);
+    INFO("case " << c.stem);
+    std::string thrown;
+    try {
+      trident::load_scenario(c.path, c.overrides);
+    } catch (const trident::ConfigError& e) {
+      thrown = e.what();
+    }
+    trident::Diagnostics diag;
+    trident::check_config_file(c.path, c.overrides, &diag);
+    REQUIRE_FALSE(diag.empty());
+    CHECK(diag.problems().front().text() == thrown);
+    CHECK(diag.problems().front().plan == c.plan_error);
+    for (const trident::Problem& p : diag.problems()) {
+      INFO(p.text());
+      CHECK(p.text().find('\n') == std::string::npos);
+      CHECK_FALSE(p.where.file.empty());
     }
   }
 }

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "config/checks.h"
 #include "config/scenario.h"
 #include "core/errors.h"
 #include "core/output_file.h"
@@ -73,6 +74,7 @@ int run_simulate_command(const std::vector<std::string>& args) {
   }
 
   const Scenario scenario = load_scenario(scenario_path, sets);
+  if (fid == Fidelity::kFull) check_full_fidelity_size(scenario);
   const Workload workload = build_workload(scenario);
   const std::vector<StageProgram> programs = build_programs(scenario.plan);
   SimOptions sim;

@@ -45,7 +45,8 @@ std::vector<SpecIssue> plan_issues(const PlanSpec& plan, const ModelSpec& model,
 // Returns an estimate of the SimGrid activities (compute, flows, collective steps) one
 // simulated step of a resolved plan runs: an upper bound for `fast` fidelity (it assumes no
 // tensor-parallel all-reduce is timed in closed form), or for `full` when full_fidelity.
-double estimated_sim_activities(const PlanSpec& plan, const ModelSpec& model, bool full_fidelity);
+double estimated_sim_activities(const PlanSpec& plan, const ModelSpec& model,
+                                const ClusterSpec& cluster, bool full_fidelity);
 
 // Returns the problems of a resolved, otherwise valid plan that would make one simulation
 // too large to run in minutes: simulated GPUs, platform routes, schedule instructions and
@@ -54,6 +55,11 @@ double estimated_sim_activities(const PlanSpec& plan, const ModelSpec& model, bo
 std::vector<SpecIssue> simulation_size_issues(const PlanSpec& plan, const ModelSpec& model,
                                               const ClusterSpec& cluster,
                                               bool full_fidelity = false);
+
+// Throws PlanError (located at the scenario file and the plan key) for the first of
+// simulation_size_issues of a loaded scenario at full fidelity; load_scenario has checked
+// fast fidelity already.
+void check_full_fidelity_size(const Scenario& scenario);
 
 // Throws ConfigError (cluster or model issue) or PlanError (plan issue) for the first
 // problem of `scenario`, located by key only (no file positions). Use it for specs built in

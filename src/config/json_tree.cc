@@ -114,13 +114,13 @@ class TreeSax {
     return true;
   }
 
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::json::exception& e) {
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: <what>": keep <what>.
+  bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception& e) {
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: <what>": keep <what>,
+    // and point at the start of the offending token rather than where reading stopped.
     std::string what = e.what();
     const std::size_t colon = what.find(": ");
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    const YamlMark mark = mark_at(position > 0 ? position - 1 : 0);
-    throw ConfigError(location_of(mark, ""), "JSON syntax error: " + what);
+    throw ConfigError(location_of(mark_at(token_start()), ""), "JSON syntax error: " + what);
   }
 
  private:

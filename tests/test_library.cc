@@ -1,0 +1,157 @@
+// The shipped library (configs/, scenarios/): published parameter counts, GPU files shared by
+// clusters, cluster size as a parameter, Hugging Face imports equal to the shipped YAML.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "config/scenario.h"
+#include "workload/stage_work.h"
+
+using namespace trident;
+
+namespace {
+
+std::string repo(const std::string& rel) { return std::string(TRIDENT_SOURCE_DIR) + "/" + rel; }
+
+}  // namespace
+
+TEST_CASE("shipped models have their published parameter counts", "[library]") {
+  struct Published {
+    const char* file;
+    double params;     // published count
+    double tolerance;  // fraction
+  };
+  // Narayanan et al., SC'21, Table 1 prints one decimal (1.7B is 1.65B rounded): within 1 % or
+  // within its rounding (0.05B), whichever is wider.
+  const auto table1 = [](double billions) {
+    return std::max(0.01, 0.05 / billions);
+  };
+  const Published models[] = {
+      {"gpt-1.7b", 1.7e9, table1(1.7)},     {"gpt-3.6b", 3.6e9, table1(3.6)},
+      {"gpt-7.5b", 7.5e9, table1(7.5)},     {"gpt-18b", 18.4e9, table1(18.4)},
+      {"gpt-39b", 39.1e9, table1(39.1)},    {"gpt-76b", 76.1e9, table1(76.1)},
+      {"gpt-145b", 145.6e9, table1(145.6)}, {"gpt-310b", 310.1e9, table1(310.1)},
+      {"gpt-530b", 529.6e9, table1(529.6)}, {"gpt-1t", 1008.0e9, table1(1008.0)},
+      {"gpt3-175b", 175e9, 0.01},           // Brown et al. 2020
+      {"mt-nlg-530b", 530e9, 0.01},         // Smith et al. 2022
+      {"bloom-176b", 176.247e9, 0.01},      // BigScience: 176,247,271,424
+      {"llama2-7b", 6.74e9, 0.01},          // Touvron et al. 2023
+      {"llama2-70b", 68.98e9, 0.01},        // (published as 70B; 68.98B counted)
+      {"llama3-8b", 8.03e9, 0.01},          // Meta 2024
+      {"llama3-70b", 70.6e9, 0.01},         // Meta 2024
+      {"llama3-405b", 405.9e9, 0.01},       // Meta 2024
+  };
+  for (const Published& p : models) {
+    INFO(p.file);
+    const ModelSpec m = load_model_file(repo("configs/models/") + p.file + ".yaml");
+    CHECK(model_params(m) == Approx(p.params).epsilon(p.tolerance));
+  }
+}
+
+TEST_CASE("Llama models are gated, grouped-query and untied", "[library]") {
+  for (const char* file : {"llama2-7b", "llama2-70b", "llama3-8b", "llama3-70b", "llama3-405b"}) {
+    INFO(file);
+    const ModelSpec m = load_model_file(repo("configs/models/") + file + ".yaml");
+    CHECK(m.swiglu);
+    CHECK(m.untie_embeddings_and_output_weights);
+    CHECK_FALSE(m.learned_position_embeddings);
+    CHECK(m.num_attention_heads % m.num_query_groups == 0);
+  }
+  CHECK(load_model_file(repo("configs/models/llama3-70b.yaml")).num_query_groups == 8);
+  CHECK(load_model_file(repo("configs/models/llama3-8b.yaml")).vocab_size == 128256);
+  CHECK(load_model_file(repo("configs/models/llama2-7b.yaml")).vocab_size == 32000);
+  // An untied output matrix is counted once more than a tied one.
+  ModelSpec m = load_model_file(repo("configs/models/llama3-8b.yaml"));
+  const double untied = model_params(m);
+  m.untie_embeddings_and_output_weights = false;
+  CHECK(untied - model_params(m) == Approx(128256.0 * 4096));
+}
+
+TEST_CASE("a Hugging Face config.json imports the shipped Llama 3 models", "[library][hf]") {
+  struct Pair {
+    const char* json;
+    const char* yaml;
+  };
+  for (const Pair& p : {Pair{"Meta-Llama-3-8B", "llama3-8b"}, Pair{"Meta-Llama-3-70B", "llama3-70b"},
+                        Pair{"Llama-3.1-405B", "llama3-405b"}}) {
+    INFO(p.json);
+    const ModelSpec hf = load_model_file(repo("tests/data/hf/") + p.json + "/config.json");
+    const ModelSpec yaml = load_model_file(repo("configs/models/") + p.yaml + ".yaml");
+    CHECK(hf.name == p.json);
+    CHECK(hf.num_layers == yaml.num_layers);
+    CHECK(hf.hidden_size == yaml.hidden_size);
+    CHECK(hf.num_attention_heads == yaml.num_attention_heads);
+    CHECK(hf.num_query_groups == yaml.num_query_groups);
+    CHECK(hf.ffn_hidden_size == yaml.ffn_hidden_size);
+    CHECK(hf.vocab_size == yaml.vocab_size);
+    CHECK(hf.swiglu == yaml.swiglu);
+    CHECK(hf.learned_position_embeddings == yaml.learned_position_embeddings);
+    CHECK(hf.untie_embeddings_and_output_weights == yaml.untie_embeddings_and_output_weights);
+    CHECK(model_params(hf) == Approx(model_params(yaml)));
+  }
+  // seq_length is max_position_embeddings: 131072 for Llama 3.1.
+  CHECK(load_model_file(repo("tests/data/hf/Llama-3.1-405B/config.json")).seq_length == 131072);
+}
+
+TEST_CASE("clusters share GPU files; each GPU's figures exist once", "[library]") {
+  const ClusterSpec a100 = load_cluster_file(repo("configs/clusters/dgx-a100-superpod.yaml"));
+  const ClusterSpec tiny = load_cluster_file(repo("configs/clusters/tiny-2node.yaml"));
+  CHECK(a100.gpu.name == "A100-SXM4-80GB");
+  CHECK(tiny.gpu.name == a100.gpu.name);
+  CHECK(tiny.gpu.efficiency.gemm == a100.gpu.efficiency.gemm);
+  CHECK(tiny.gpu.efficiency.sm_count == a100.gpu.efficiency.sm_count);
+  CHECK(a100.peak(Precision::kBf16) == 312e12);
+
+  const ClusterSpec h100 = load_cluster_file(repo("configs/clusters/dgx-h100.yaml"));
+  CHECK(h100.peak(Precision::kBf16) == 989e12);
+  CHECK(h100.gpu.memory_bandwidth == 3350e9);
+  CHECK(h100.nvlink.bandwidth == 450e9);
+  CHECK(h100.network.nic_bandwidth == 50e9);  // 400 Gbps
+  // Not separately fitted: the A100 compute-model fractions.
+  CHECK(h100.gpu.efficiency.gemm == a100.gpu.efficiency.gemm);
+  CHECK(h100.gpu.efficiency.memory == a100.gpu.efficiency.memory);
+
+  const ClusterSpec h200 = load_cluster_file(repo("configs/clusters/hgx-h200.yaml"));
+  CHECK(h200.gpu.memory_bytes == 141e9);
+  CHECK(h200.gpu.memory_bandwidth == 4800e9);
+  CHECK(h200.nvlink.protocol_efficiency == Approx(368.0 / 450).epsilon(0.01));
+
+  const ClusterSpec b200 = load_cluster_file(repo("configs/clusters/hgx-b200.yaml"));
+  CHECK(b200.peak(Precision::kBf16) == 2250e12);
+  CHECK(b200.nvlink.bandwidth == 900e9);
+
+  const ClusterSpec nvl72 = load_cluster_file(repo("configs/clusters/gb200-nvl72.yaml"));
+  CHECK(nvl72.peak(Precision::kBf16) == 2500e12);
+  CHECK(nvl72.gpus_per_node == 4);
+  CHECK(nvl72.nvlink.island_size == 72);
+  CHECK(nvl72.total_gpus() % 72 == 0);
+}
+
+TEST_CASE("cluster size is a parameter a scenario overrides", "[library]") {
+  const Scenario s = load_scenario(repo("scenarios/llama3-70b-dgx-h100.yaml"), {});
+  CHECK(s.cluster.total_gpus() == 512);  // overrides: cluster.nodes: 64
+  CHECK(s.plan.gpus() == 512);
+  CHECK(s.plan.num_microbatches == 64);
+  CHECK(s.model.seq_length == 8192);
+  const Scenario more =
+      load_scenario(repo("scenarios/llama3-70b-dgx-h100.yaml"), {"cluster.nodes=128"});
+  CHECK(more.cluster.total_gpus() == 1024);  // --set comes after the file's overrides
+  CHECK_THROWS_WITH(
+      load_scenario(repo("scenarios/gpt3-175b-3d.yaml"), {"cluster.nodes=64"}),
+      Catch::Contains("plan uses 1024 GPUs but cluster has 512"));
+}
+
+TEST_CASE("the shipped scenarios resolve to their papers' plans", "[library]") {
+  const Scenario t = load_scenario(repo("scenarios/gpt-1t-3072-a100.yaml"), {});
+  CHECK(t.plan.gpus() == 3072);
+  CHECK(t.plan.num_microbatches == 512);
+  CHECK(model_params(t.model) == Approx(1008e9).epsilon(0.001));
+
+  const Scenario b = load_scenario(repo("scenarios/bloom-176b-384-a100.yaml"), {});
+  CHECK(b.plan.gpus() == 384);
+  CHECK(b.plan.pipeline_layers == std::vector<int>{5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 5});
+  CHECK(b.plan.num_microbatches == 128);
+  const Workload w = build_workload(b);
+  CHECK(w.stages.front().num_layers == 5);
+  CHECK(w.stages[1].num_layers == 6);
+}
