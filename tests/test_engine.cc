@@ -1,6 +1,5 @@
 // Engine tests on SimGrid. Every simulation runs in a child process (one engine per process).
 #include <catch2/catch.hpp>
-
 #include <sstream>
 
 #include "core/isolated_run.h"
@@ -63,7 +62,8 @@ TEST_CASE("a transfer over one link takes S/B + latency", "[engine][network]") {
   CHECK(eff == Approx(S / (0.8 * 300e9) + 2e-6).epsilon(1e-3));
 }
 
-TEST_CASE("ring all-reduce in one island takes 2(n-1)/n S/B plus latencies", "[engine][collective]") {
+TEST_CASE("ring all-reduce in one island takes 2(n-1)/n S/B plus latencies",
+          "[engine][collective]") {
   const ClusterSpec c = a100_cluster(1);
   for (int n : {2, 4, 8}) {
     std::vector<int> group;
@@ -81,7 +81,8 @@ TEST_CASE("ring all-reduce in one island takes 2(n-1)/n S/B plus latencies", "[e
   }
 }
 
-TEST_CASE("fat tree: transfers across leaf groups, and oversubscription thins them", "[engine][network]") {
+TEST_CASE("fat tree: transfers across leaf groups, and oversubscription thins them",
+          "[engine][network]") {
   ClusterSpec c = a100_cluster(4);
   c.network.nodes_per_leaf = 2;  // two leaf groups of two nodes
   const double S = 1e9;
@@ -100,7 +101,8 @@ TEST_CASE("fat tree: transfers across leaf groups, and oversubscription thins th
   CHECK(thin == Approx(4 * full).epsilon(0.02));
 }
 
-TEST_CASE("in-switch reduction: an island all-reduce moves the buffer once each way", "[engine][collective]") {
+TEST_CASE("in-switch reduction: an island all-reduce moves the buffer once each way",
+          "[engine][collective]") {
   ClusterSpec c = a100_cluster(1);
   c.nvlink.bandwidth = 450e9;
   c.nvlink.in_switch_reduction_efficiency = 0.6;
@@ -120,8 +122,9 @@ TEST_CASE("collectives that share a NIC slow each other down", "[engine][collect
   ClusterSpec c = a100_cluster(2);
   c.network.nics_per_node = 1;  // all eight GPUs of a node share one NIC
   const double S = 100e6;
-  const double one = isolated_double(
-      [&] { return probe_collective_time(c, CollectiveOp::kAllReduce, {{0, 8}}, S, true); });
+  const double one = isolated_double([&] {
+    return probe_collective_time(c, CollectiveOp::kAllReduce, {{0, 8}}, S, true);
+  });
   const double two = isolated_double([&] {
     return probe_collective_time(c, CollectiveOp::kAllReduce, {{0, 8}, {1, 9}}, S, true);
   });
@@ -210,6 +213,7 @@ TEST_CASE("fast and full fidelity agree on 3D-parallel steps", "[engine][fidelit
       {"tapered fat tree", 8, 8, 2, 4, 4, 4, 8, ParallelDim::kTensor},
       {"two GPUs per NIC", 8, 4, 4, 4, 8, 1, 4, ParallelDim::kTensor},
       {"TP strided across nodes", 8, 2, 2, 16, 4, 1, 8, ParallelDim::kData},
+      {"one replica mirrored (TP fills nodes)", 8, 8, 2, 4, 4, 1, 8, ParallelDim::kTensor},
   };
   for (const Case& c : cases) {
     ClusterSpec cl = a100_cluster(c.nodes);
@@ -221,14 +225,19 @@ TEST_CASE("fast and full fidelity agree on 3D-parallel steps", "[engine][fidelit
     if (c.first == ParallelDim::kData) {
       sc.plan.placement = {ParallelDim::kData, ParallelDim::kTensor, ParallelDim::kPipeline};
     }
-    const Report fast = simulate(sc, Fidelity::kFast);
-    const Report full = simulate(sc, Fidelity::kFull);
-    INFO(c.name);
-    CHECK(fast.step_time_s == Approx(full.step_time_s).epsilon(0.01));
-    CHECK(fast.bubble_fraction == Approx(full.bubble_fraction).epsilon(0.02));
-    CHECK(fast.dp_comm_exposed_s == Approx(full.dp_comm_exposed_s).epsilon(0.01));
-    CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
-    CHECK(fast.pp_comm_exposed_s == Approx(full.pp_comm_exposed_s).epsilon(0.01));
+    for (bool zero1 : {false, true}) {
+      sc.plan.distributed_optimizer = zero1;
+      sc.plan.overlap_grad_reduce = zero1;
+      sc.plan.grad_bucket_size = 20000000;
+      const Report fast = simulate(sc, Fidelity::kFast);
+      const Report full = simulate(sc, Fidelity::kFull);
+      INFO(c.name << (zero1 ? ", distributed optimizer + overlapped buckets" : ""));
+      CHECK(fast.step_time_s == Approx(full.step_time_s).epsilon(0.01));
+      CHECK(fast.bubble_fraction == Approx(full.bubble_fraction).epsilon(0.02));
+      CHECK(fast.dp_comm_exposed_s == Approx(full.dp_comm_exposed_s).epsilon(0.01));
+      CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
+      CHECK(fast.pp_comm_exposed_s == Approx(full.pp_comm_exposed_s).epsilon(0.01));
+    }
   }
 }
 

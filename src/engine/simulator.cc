@@ -66,13 +66,19 @@ class StepSimulation {
     const NetworkSpec& net = sc.cluster.network;
     one_rank_flows_ = !full_ && ranks_.tensor_ranks_on_distinct_nics() &&
                       (net.topology == Topology::kSingleSwitch || net.oversubscription <= 1);
+    // Likewise the d data-parallel replicas of a stage run identical programs. When, besides,
+    // each ring edge is one NIC-to-NIC flow (one replica per island), every edge carries the
+    // same load as replica 0's own NICs: one replica simulated, its ring edge mirrored out
+    // through its NIC and back, times them all.
+    one_replica_ = one_rank_flows_ && d_ > 1 && ranks_.data_groups_one_per_island();
+    replicas_ = one_replica_ ? 1 : d_;
   }
 
   Timeline run();
 
  private:
   int actor_id(int tp, int dp, int pp) const {
-    return full_ ? (pp * d_ + dp) * t_ + tp : pp * d_ + dp;
+    return full_ ? (pp * d_ + dp) * t_ + tp : pp * replicas_ + dp;
   }
   // Channel of (receiving actor, chunk); activations and gradients have separate ones.
   int channel(int tp, int dp, int pp, int chunk) const { return actor_id(tp, dp, pp) * v_ + chunk; }
@@ -84,6 +90,14 @@ class StepSimulation {
   sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async);
   // Runs a collective to completion; returns the time this actor spent in it.
   double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes);
+  // Returns one collapsed ring edge of `op` over `n` members, from `gpu` out through its NIC
+  // and back: the load every edge of a symmetric network ring carries.
+  static std::vector<Phase> mirrored_ring(CollectiveOp op, int gpu, int n, double bytes) {
+    Phase phase;
+    phase.steps = op == CollectiveOp::kAllReduce ? 2 * (n - 1) : n - 1;
+    phase.flows.push_back({gpu, gpu, bytes / n * phase.steps});
+    return {phase};
+  }
   // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
   // (or `flush`).
   void maybe_launch_bucket(ActorState& a, bool flush);
@@ -121,7 +135,8 @@ class StepSimulation {
   RankMap ranks_;
   std::unique_ptr<Platform> platform_;
   int t_ = 1, d_ = 1, p_ = 1, v_ = 1;
-  bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false;
+  bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
+  int replicas_ = 1;  // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
   LoweringOptions lowering_;
   double host_speed_ = 0;
@@ -145,7 +160,7 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     seq = a.tp_seq++;
   } else {
     for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
-    participants = d_;
+    participants = replicas_;
     group_id = full_ ? a.pp * t_ + a.tp : a.pp;
     seq = a.dp_seq++;
   }
@@ -158,7 +173,9 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     std::vector<ActorState*> members = std::move(rv.members);
     rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    auto phases = lower_collective(op, groups, bytes, island_of, lowering_);
+    auto phases = kind == CollKind::kData && one_replica_
+                      ? mirrored_ring(op, groups.front().front(), d_, bytes)
+                      : lower_collective(op, groups, bytes, island_of, lowering_);
     auto drive = [this, phases = std::move(phases), done, participants, members]() {
       const double start = sg4::Engine::get_clock();
       run_phases(*platform_, phases, &activities_);
@@ -341,7 +358,8 @@ Timeline StepSimulation::run() {
     }
   }
   const int tensor_actors = full_ ? t_ : 1;
-  const int count = p_ * d_ * tensor_actors;
+  const int replicas = full_ ? d_ : replicas_;
+  const int count = p_ * replicas * tensor_actors;
   timelines_.resize(count);
   actors_.resize(count);
   for (int i = 0; i < count * v_; ++i) {
@@ -349,14 +367,14 @@ Timeline StepSimulation::run() {
     grad_ready_.push_back(sg4::Semaphore::create(0));
   }
   for (int pp = 0; pp < p_; ++pp) {
-    for (int dp = 0; dp < d_; ++dp) {
+    for (int dp = 0; dp < replicas; ++dp) {
       for (int tp = 0; tp < tensor_actors; ++tp) {
         const int id = actor_id(tp, dp, pp);
         ActorTimeline& tl = timelines_[id];
         tl.stage = pp;
         tl.data_rank = dp;
         tl.tensor_rank = full_ ? tp : -1;
-        tl.gpus = full_ ? 1 : t_;
+        tl.gpus = full_ ? 1 : t_ * (d_ / replicas);
         ActorState& a = actors_[id];
         a.tl = &tl;
         a.tp = tp;

@@ -80,6 +80,9 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
         const int nic = (gpu / c.gpus_per_node - first_node) * nics + (gpu % c.gpus_per_node) % nics;
         zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route({nic_up[nic]}), false);
         zone->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, route({nic_down[nic]}), false);
+        // Out through the NIC and back in: the engine's mirror of one edge of a symmetric ring.
+        zone->add_route(h->get_netpoint(), h->get_netpoint(), nullptr, nullptr,
+                        route({nic_up[nic], nic_down[nic]}), false);
       }
       for (int a = 0; a < island_size_; ++a) {
         for (int b = 0; b < island_size_; ++b) {

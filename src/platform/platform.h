@@ -5,6 +5,7 @@
 //   │               capacity of the group's NICs divided by `oversubscription`)
 //   └── GPUs: to anywhere   GPU k ──nic_{node, k mod nics}_up──▶ ... ──nic_down──▶ GPU j
 //             same island   GPU k ──nvl_k_up──▶ NVSwitch ──nvl_j_down──▶ GPU j   (bypass route)
+//             to itself     GPU k ──nic_up──▶ ... ──nic_down──▶ GPU k  (loopback through its NIC)
 //
 // GPUs sit directly in their leaf group (or in the root for a single switch): SimGrid checks
 // every new link's and host's name against every zone, so few zones keep building 16k GPUs
@@ -36,13 +37,16 @@ class Platform {
   simgrid::s4u::Host* host(int gpu) const { return hosts_[gpu]; }
   int island_of(int gpu) const { return gpu / island_size_; }
   bool same_island(int a, int b) const { return island_of(a) == island_of(b); }
+  // True when a transfer from a to b runs over NVLink (a GPU's transfer to itself loops
+  // through its NIC).
+  bool over_nvlink(int a, int b) const { return a != b && same_island(a, b); }
   // Returns the protocol efficiency of a transfer between two GPUs (NVLink or network).
   double efficiency(int a, int b) const {
-    return same_island(a, b) ? nvlink_efficiency_ : network_efficiency_;
+    return over_nvlink(a, b) ? nvlink_efficiency_ : network_efficiency_;
   }
   // Returns the GPU-to-GPU route latency between two GPUs.
   double latency(int a, int b) const {
-    return same_island(a, b) ? nvlink_latency_ : network_latency_;
+    return over_nvlink(a, b) ? nvlink_latency_ : network_latency_;
   }
   int gpus() const { return static_cast<int>(hosts_.size()); }
 

@@ -193,6 +193,10 @@ std::string format_trace(const Scenario& sc, const Workload& w,
     }
     std::string who = gpu_list_name(ae->gpus);
     if (a.tensor_rank < 0 && ae->gpus.size() > 1) who += " (TP group, simulated once)";
+    if (a.gpus > static_cast<int>(ae->gpus.size())) {
+      who += fmt::format(" standing for all {} data-parallel replicas",
+                         a.gpus / static_cast<int>(ae->gpus.size()));
+    }
     Json gpus = ae->gpus;
     for (EventTrack track : {EventTrack::kCompute, EventTrack::kComm, EventTrack::kSend}) {
       std::vector<const StepEvent*> events;

@@ -64,6 +64,18 @@ bool RankMap::tensor_ranks_on_distinct_nics() const {
   return true;
 }
 
+bool RankMap::data_groups_one_per_island() const {
+  for (int pp = 0; pp < p_; ++pp) {
+    for (int tp = 0; tp < t_; ++tp) {
+      std::set<int> islands;
+      for (int dp = 0; dp < d_; ++dp) {
+        if (!islands.insert(island_of(gpu(tp, dp, pp))).second) return false;
+      }
+    }
+  }
+  return true;
+}
+
 bool RankMap::tensor_traffic_isolated() const {
   if (!tensor_groups_in_islands()) return false;
   for (int pp = 0; pp + 1 < p_; ++pp) {

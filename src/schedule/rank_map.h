@@ -35,6 +35,9 @@ class RankMap {
   // different NICs (GPU i of a node uses NIC i mod nics_per_node), so the TP ranks' pipeline
   // and data-parallel flows run on disjoint NIC and NVLink links.
   bool tensor_ranks_on_distinct_nics() const;
+  // True when every data-parallel group has at most one member per NVLink island (its ring
+  // runs entirely over the network, one NIC-to-NIC flow per edge).
+  bool data_groups_one_per_island() const;
 
  private:
   int t_, d_, p_;
