@@ -54,3 +54,31 @@ TEST_CASE("8 x A100 all-reduce bus bandwidth is 200-235 GB/s for large messages"
   CHECK(busbw > 200e9);
   CHECK(busbw < 235e9);
 }
+
+namespace {
+
+// Bus bandwidth of a large all-reduce over `n` GPUs of one island: algbw * 2(n-1)/n.
+double island_busbw(const ClusterSpec& c, int n) {
+  const double S = 1024.0 * 1024 * 1024;
+  return S / island_collective_time(CollectiveOp::kAllReduce, n, S, c.nvlink) * 2 * (n - 1) / n;
+}
+
+}  // namespace
+
+TEST_CASE("8 x H100 all-reduce with NVLS reaches 476-482 GB/s bus bandwidth", "[calibration]") {
+  const ClusterSpec h100 = load_cluster_file(source_path("configs/clusters/dgx-h100.yaml"));
+  CHECK(island_busbw(h100, 8) == Approx(479e9).epsilon(0.10));
+  // The same NVSwitch generation without in-switch reduction: a ring at ~368 GB/s (H200 row).
+  ClusterSpec ring = load_cluster_file(source_path("configs/clusters/hgx-h200.yaml"));
+  ring.nvlink.in_switch_reduction_efficiency = 0;
+  CHECK(island_busbw(ring, 8) == Approx(368e9).epsilon(0.10));
+}
+
+TEST_CASE("across nodes, one NDR NIC per GPU carries 46-48 GB/s bus bandwidth", "[calibration]") {
+  const ClusterSpec h100 = load_cluster_file(source_path("configs/clusters/dgx-h100.yaml"));
+  const NetworkSpec& net = h100.network;
+  const double S = 1024.0 * 1024 * 1024;
+  const double t = ring_all_reduce_time(16, S, net.latency, net.nic_bandwidth,
+                                        net.protocol_efficiency);
+  CHECK(S / t * 2 * 15 / 16 == Approx(47e9).epsilon(0.10));
+}
