@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/child_runner.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/compare_variants.h"
 #include "config/scenario.h"
@@ -57,28 +58,15 @@ int run_compare_command(const std::vector<std::string>& args) {
       "format", po::value(&format), "table (default), json or csv")(
       "fidelity", po::value(&fidelity), "passed to simulate: fast (default) or full")(
       "jobs,j", po::value(&jobs), "variants simulated at once (default: the number of CPUs)");
-  po::options_description hidden;
-  std::string scenario_path;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
+  std::vector<std::string> positional;
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  po::notify(vm);
-  if (scenario_path.empty()) throw po::error("missing SCENARIO file");
+  if (!parse_command_line(args, opts, 1, "missing SCENARIO file", &positional, &vm)) return 0;
+  const std::string& scenario_path = positional.front();
   ReportFormat report_format;
   if (!parse_report_format(format, &report_format)) {
     throw po::error("--format must be table, json or csv, not '" + format + "'");
   }
-  if (!fidelity.empty() && fidelity != "fast" && fidelity != "full") {
-    throw po::error("--fidelity must be fast or full, not '" + fidelity + "'");
-  }
+  check_fidelity_option(fidelity);
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
   if (jobs < 1) jobs = available_cpus();
   if (variant_texts.empty() == tp_placement.empty()) {

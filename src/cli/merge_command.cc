@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/sweep_csv.h"
 #include "core/errors.h"
@@ -31,21 +32,12 @@ int run_merge_command(const std::vector<std::string>& args) {
       "the same row in both. It is an error when a file ends in a torn row (rerun that shard\n"
       "with --resume) or when points are missing between the first and the last.\n\noptions");
   opts.add_options()("help,h", "show this help");
-  po::options_description hidden;
   std::vector<std::string> files;
-  hidden.add_options()("file", po::value(&files)->composing());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("file", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
+  if (!parse_command_line(args, opts, -1, "missing FILE arguments (the shards' CSV files)", &files,
+                          &vm)) {
     return 0;
   }
-  po::notify(vm);
-  if (files.empty()) throw po::error("missing FILE arguments (the shards' CSV files)");
 
   std::string header;
   std::string header_file;

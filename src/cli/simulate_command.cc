@@ -1,6 +1,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "config/checks.h"
 #include "config/scenario.h"
@@ -38,23 +39,10 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "also write the step as Chrome trace-event JSON to FILE.json (open in ui.perfetto.dev)")(
       "timeline", po::value(&timeline_path),
       "also draw the pipeline schedule as an SVG Gantt chart, one row per stage, to FILE.svg");
-  po::options_description hidden;
-  std::string scenario_path;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
+  std::vector<std::string> positional;
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  po::notify(vm);
-  if (scenario_path.empty()) {
-    throw po::error("missing SCENARIO file");
-  }
+  if (!parse_command_line(args, opts, 1, "missing SCENARIO file", &positional, &vm)) return 0;
+  const std::string& scenario_path = positional.front();
   ReportFormat report_format;
   if (!parse_report_format(format, &report_format)) {
     throw po::error("--format must be table, json or csv, not '" + format + "'");

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/child_runner.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/progress_line.h"
 #include "cli/sweep_csv.h"
@@ -66,28 +67,15 @@ int run_sweep_command(const std::vector<std::string>& args) {
       "I/N: run only points whose index is I modulo N (0 <= I < N); join the shards' files "
       "with `trident merge` (scripts/slurm_sweep.sh does both on Slurm)")(
       "fidelity", po::value(&fidelity), "passed to simulate: fast (default) or full");
-  po::options_description hidden;
-  std::string scenario_path;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
+  std::vector<std::string> positional;
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return 0;
-  }
-  po::notify(vm);
-  if (scenario_path.empty()) throw po::error("missing SCENARIO file");
+  if (!parse_command_line(args, opts, 1, "missing SCENARIO file", &positional, &vm)) return 0;
+  const std::string& scenario_path = positional.front();
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
   if (jobs < 1) jobs = available_cpus();
   const bool resume = vm.count("resume") > 0;
   if (resume && out_path.empty()) throw po::error("--resume needs --out FILE");
-  if (!fidelity.empty() && fidelity != "fast" && fidelity != "full") {
-    throw po::error("--fidelity must be fast or full, not '" + fidelity + "'");
-  }
+  check_fidelity_option(fidelity);
   const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
 
   // The scenario is loaded here only to check it and read its `sweep:` block; each point is

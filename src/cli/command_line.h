@@ -1,0 +1,25 @@
+// Option parsing shared by the subcommands.
+#ifndef TRIDENT_CLI_COMMAND_LINE_H_
+#define TRIDENT_CLI_COMMAND_LINE_H_
+
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+namespace trident {
+
+// Parses `args` against `opts` (which must hold "help,h") plus positional arguments, at most
+// `max_positional` of them (-1: any number), into *positional. Returns false when --help was
+// given, after printing `opts` to stdout. Throws boost::program_options::error on a bad option,
+// and with the message `missing` when no positional argument was given.
+bool parse_command_line(const std::vector<std::string>& args,
+                        const boost::program_options::options_description& opts, int max_positional,
+                        const std::string& missing, std::vector<std::string>* positional,
+                        boost::program_options::variables_map* vm);
+
+// Throws boost::program_options::error unless `fidelity` is empty, "fast" or "full".
+void check_fidelity_option(const std::string& fidelity);
+
+}  // namespace trident
+
+#endif  // TRIDENT_CLI_COMMAND_LINE_H_
