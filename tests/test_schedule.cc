@@ -151,3 +151,13 @@ TEST_CASE("a group spanning islands with several members each goes hierarchical"
   // One member per island: a flat ring.
   CHECK(lower_collective(CollectiveOp::kAllReduce, {{0, 8, 16}}, 300, island, {}).size() == 1);
 }
+
+TEST_CASE("a mirrored ring edge carries one edge's collapsed bytes", "[lowering]") {
+  const auto phases = lower_mirrored_ring(CollectiveOp::kAllReduce, 24, 8, 800);
+  REQUIRE(phases.size() == 1);
+  CHECK(phases[0].steps == 14);
+  CHECK(phases[0].flows[0].src == 24);
+  CHECK(phases[0].flows[0].dst == 24);
+  CHECK(phases[0].flows[0].bytes == 1400);
+  CHECK(lower_mirrored_ring(CollectiveOp::kReduceScatter, 0, 8, 800)[0].steps == 7);
+}

@@ -89,6 +89,13 @@ std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vect
   return out;
 }
 
+std::vector<Phase> lower_mirrored_ring(CollectiveOp op, int gpu, int n, double bytes) {
+  Phase phase;
+  phase.steps = op_steps(op, n);
+  phase.flows.push_back({gpu, gpu, bytes / n * phase.steps});
+  return {phase};
+}
+
 double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
                             double efficiency) {
   if (n < 2) return 0;

@@ -55,6 +55,11 @@ std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vect
 double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
                             double efficiency);
 
+// Returns one collapsed edge of a ring `op` over `n` members, from `gpu` out through its own
+// NIC and back (the platform's loopback route): when every edge of a network ring carries the
+// same load, as for symmetric data-parallel replicas, this one flow times the whole ring.
+std::vector<Phase> lower_mirrored_ring(CollectiveOp op, int gpu, int n, double bytes);
+
 // Returns the closed-form ring time of `op` on a buffer of `bytes`: the all-reduce above, or
 // (n-1) * (latency + bytes / (n * bandwidth * efficiency)) for reduce-scatter and all-gather.
 double ring_collective_time(CollectiveOp op, int n, double bytes, double latency, double bandwidth,

@@ -90,14 +90,6 @@ class StepSimulation {
   sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async);
   // Runs a collective to completion; returns the time this actor spent in it.
   double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes);
-  // Returns one collapsed ring edge of `op` over `n` members, from `gpu` out through its NIC
-  // and back: the load every edge of a symmetric network ring carries.
-  static std::vector<Phase> mirrored_ring(CollectiveOp op, int gpu, int n, double bytes) {
-    Phase phase;
-    phase.steps = op == CollectiveOp::kAllReduce ? 2 * (n - 1) : n - 1;
-    phase.flows.push_back({gpu, gpu, bytes / n * phase.steps});
-    return {phase};
-  }
   // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
   // (or `flush`).
   void maybe_launch_bucket(ActorState& a, bool flush);
@@ -174,7 +166,7 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
     auto phases = kind == CollKind::kData && one_replica_
-                      ? mirrored_ring(op, groups.front().front(), d_, bytes)
+                      ? lower_mirrored_ring(op, groups.front().front(), d_, bytes)
                       : lower_collective(op, groups, bytes, island_of, lowering_);
     auto drive = [this, phases = std::move(phases), done, participants, members]() {
       const double start = sg4::Engine::get_clock();
