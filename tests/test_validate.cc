@@ -323,7 +323,7 @@ TEST_CASE("hostile input is refused quickly with the limit named", "[validate][l
   }
   CHECK(seconds([&] {
           CHECK_THROWS_WITH(parse_yaml(laughs, "laughs.yaml"),
-                            Catch::Contains("more than 1000000 values (aliases expanded)"));
+                            Catch::Contains("more than 100000 values (aliases expanded)"));
         }) < 5);
 
   // Deep nesting, directly or through aliases.
@@ -338,7 +338,7 @@ TEST_CASE("hostile input is refused quickly with the limit named", "[validate][l
 
   // A map with many keys is checked in linear time.
   std::string wide = "{";
-  for (int i = 0; i < 200000; ++i) wide += "k" + std::to_string(i) + ": 1, ";
+  for (int i = 0; i < 40000; ++i) wide += "k" + std::to_string(i) + ": 1, ";
   wide += "k0: 2}";
   CHECK(seconds([&] {
           CHECK_THROWS_WITH(parse_yaml(wide, "wide.yaml"), Catch::Contains("k0: duplicate key"));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "config/diagnostics.h"
 #include "config/scenario.h"
@@ -63,20 +64,11 @@ int run_validate_command(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")(
       "set", po::value(&sets)->composing(),
       "override a field of every scenario after its files are loaded (repeatable)");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value(&files)->composing());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("file", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
+  if (!parse_command_line(args, opts, -1, "missing FILE (expected one or more files to check)",
+                          &files, &vm)) {
     return 0;
   }
-  po::notify(vm);
-  if (files.empty()) throw po::error("missing FILE (expected one or more files to check)");
 
   std::size_t problems = 0, bad_files = 0;
   for (const std::string& file : files) {

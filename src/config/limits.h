@@ -10,7 +10,7 @@ namespace trident::limits {
 // --- input files ----------------------------------------------------------------------------
 constexpr std::int64_t kMaxInputBytes = 16 << 20;  // one YAML or JSON file: 16 MiB
 constexpr int kMaxNestingDepth = 64;               // maps and lists inside each other
-constexpr std::int64_t kMaxInputNodes = 1000000;   // values in one file, aliases expanded
+constexpr std::int64_t kMaxInputNodes = 100000;    // values in one file, aliases expanded
 constexpr std::int64_t kMaxProblemsPerFile = 100;  // `validate` stops listing after these
 constexpr std::int64_t kMaxStringLength = 4096;    // a name or description
 
