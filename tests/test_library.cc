@@ -23,23 +23,21 @@ TEST_CASE("shipped models have their published parameter counts", "[library]") {
   };
   // Narayanan et al., SC'21, Table 1 prints one decimal (1.7B is 1.65B rounded): within 1 % or
   // within its rounding (0.05B), whichever is wider.
-  const auto table1 = [](double billions) {
-    return std::max(0.01, 0.05 / billions);
-  };
+  const auto table1 = [](double billions) { return std::max(0.01, 0.05 / billions); };
   const Published models[] = {
       {"gpt-1.7b", 1.7e9, table1(1.7)},     {"gpt-3.6b", 3.6e9, table1(3.6)},
       {"gpt-7.5b", 7.5e9, table1(7.5)},     {"gpt-18b", 18.4e9, table1(18.4)},
       {"gpt-39b", 39.1e9, table1(39.1)},    {"gpt-76b", 76.1e9, table1(76.1)},
       {"gpt-145b", 145.6e9, table1(145.6)}, {"gpt-310b", 310.1e9, table1(310.1)},
       {"gpt-530b", 529.6e9, table1(529.6)}, {"gpt-1t", 1008.0e9, table1(1008.0)},
-      {"gpt3-175b", 175e9, 0.01},           // Brown et al. 2020
-      {"mt-nlg-530b", 530e9, 0.01},         // Smith et al. 2022
-      {"bloom-176b", 176.247e9, 0.01},      // BigScience: 176,247,271,424
-      {"llama2-7b", 6.74e9, 0.01},          // Touvron et al. 2023
-      {"llama2-70b", 68.98e9, 0.01},        // (published as 70B; 68.98B counted)
-      {"llama3-8b", 8.03e9, 0.01},          // Meta 2024
-      {"llama3-70b", 70.6e9, 0.01},         // Meta 2024
-      {"llama3-405b", 405.9e9, 0.01},       // Meta 2024
+      {"gpt3-175b", 175e9, 0.01},       // Brown et al. 2020
+      {"mt-nlg-530b", 530e9, 0.01},     // Smith et al. 2022
+      {"bloom-176b", 176.247e9, 0.01},  // BigScience: 176,247,271,424
+      {"llama2-7b", 6.74e9, 0.01},      // Touvron et al. 2023
+      {"llama2-70b", 68.98e9, 0.01},    // (published as 70B; 68.98B counted)
+      {"llama3-8b", 8.03e9, 0.01},      // Meta 2024
+      {"llama3-70b", 70.6e9, 0.01},     // Meta 2024
+      {"llama3-405b", 405.9e9, 0.01},   // Meta 2024
   };
   for (const Published& p : models) {
     INFO(p.file);
@@ -72,8 +70,9 @@ TEST_CASE("a Hugging Face config.json imports the shipped Llama 3 models", "[lib
     const char* json;
     const char* yaml;
   };
-  for (const Pair& p : {Pair{"Meta-Llama-3-8B", "llama3-8b"}, Pair{"Meta-Llama-3-70B", "llama3-70b"},
-                        Pair{"Llama-3.1-405B", "llama3-405b"}}) {
+  for (const Pair& p :
+       {Pair{"Meta-Llama-3-8B", "llama3-8b"}, Pair{"Meta-Llama-3-70B", "llama3-70b"},
+        Pair{"Llama-3.1-405B", "llama3-405b"}}) {
     INFO(p.json);
     const ModelSpec hf = load_model_file(repo("tests/data/hf/") + p.json + "/config.json");
     const ModelSpec yaml = load_model_file(repo("configs/models/") + p.yaml + ".yaml");
@@ -136,9 +135,8 @@ TEST_CASE("cluster size is a parameter a scenario overrides", "[library]") {
   const Scenario more =
       load_scenario(repo("scenarios/llama3-70b-dgx-h100.yaml"), {"cluster.nodes=128"});
   CHECK(more.cluster.total_gpus() == 1024);  // --set comes after the file's overrides
-  CHECK_THROWS_WITH(
-      load_scenario(repo("scenarios/gpt3-175b-3d.yaml"), {"cluster.nodes=64"}),
-      Catch::Contains("plan uses 1024 GPUs but cluster has 512"));
+  CHECK_THROWS_WITH(load_scenario(repo("scenarios/gpt3-175b-3d.yaml"), {"cluster.nodes=64"}),
+                    Catch::Contains("plan uses 1024 GPUs but cluster has 512"));
 }
 
 TEST_CASE("the shipped scenarios resolve to their papers' plans", "[library]") {

@@ -27,9 +27,9 @@ std::string repo(const std::string& rel) { return std::string(TRIDENT_SOURCE_DIR
 std::string write_temp(const std::string& name, const std::string& text) {
   namespace fs = std::filesystem;
   static int counter = 0;
-  const fs::path dir = fs::temp_directory_path() / ("trident_test_validate_" +
-                                                    std::to_string(::getpid()) + "_" +
-                                                    std::to_string(counter++));
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("trident_test_validate_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   fs::create_directories(dir / std::filesystem::path(name).parent_path());
   std::ofstream(dir / name, std::ios::binary) << text;
   return (dir / name).string();
@@ -68,18 +68,17 @@ double seconds(F&& f) {
 }  // namespace
 
 TEST_CASE("validation lists every problem of a file, in file order", "[validate]") {
-  const std::string path = write_temp(
-      "many.yaml", kScenarioHead +
-                       "plan:\n"
-                       "  tensor_parallel: 0\n"       // 4
-                       "  pipeline_parallel: x\n"     // 5
-                       "  micro_batch_size: 1\n"
-                       "  global_batch_size: 8\n"
-                       "  schedule: zigzag\n"         // 8
-                       "  recompute: some\n"          // 9
-                       "  colour: blue\n"             // 10
-                       "  pipeline_layers: [a, 2]\n"  // 11
-                       "  grad_bucket_size: -1\n");   // 12
+  const std::string path = write_temp("many.yaml", kScenarioHead +
+                                                       "plan:\n"
+                                                       "  tensor_parallel: 0\n"    // 4
+                                                       "  pipeline_parallel: x\n"  // 5
+                                                       "  micro_batch_size: 1\n"
+                                                       "  global_batch_size: 8\n"
+                                                       "  schedule: zigzag\n"         // 8
+                                                       "  recompute: some\n"          // 9
+                                                       "  colour: blue\n"             // 10
+                                                       "  pipeline_layers: [a, 2]\n"  // 11
+                                                       "  grad_bucket_size: -1\n");   // 12
   const std::vector<std::string> p = problems(path);
   REQUIRE(p.size() == 7);
   CHECK_THAT(p[0], Catch::Contains(":10:3: plan.colour: unknown key `colour`"));
@@ -145,8 +144,7 @@ TEST_CASE("validation stops listing after 100 problems", "[validate]") {
 
 TEST_CASE("an uneven split: pipeline_layers and decoder_first/last", "[validate][split]") {
   const std::string scenario = repo("scenarios/gpt3-175b-3d.yaml");
-  Scenario s = load_scenario(
-      scenario, {"plan.pipeline_layers=[11, 12, 12, 13, 13, 12, 12, 11]"});
+  Scenario s = load_scenario(scenario, {"plan.pipeline_layers=[11, 12, 12, 13, 13, 12, 12, 11]"});
   CHECK(s.plan.pipeline_layers == std::vector<int>{11, 12, 12, 13, 13, 12, 12, 11});
 
   s = load_scenario(scenario, {"plan.decoder_first_pipeline_num_layers=6",
@@ -161,8 +159,7 @@ TEST_CASE("an uneven split: pipeline_layers and decoder_first/last", "[validate]
   s = load_scenario(scenario, {"plan.schedule=interleaved-1f1b", "plan.virtual_stages=2",
                                "plan.decoder_first_pipeline_num_layers=6",
                                "plan.decoder_last_pipeline_num_layers=6"});
-  CHECK(s.plan.pipeline_layers ==
-        std::vector<int>{3, 7, 7, 7, 7, 7, 7, 3, 3, 7, 7, 7, 7, 7, 7, 3});
+  CHECK(s.plan.pipeline_layers == std::vector<int>{3, 7, 7, 7, 7, 7, 7, 3, 3, 7, 7, 7, 7, 7, 7, 3});
 
   // Setting one way of splitting drops the other.
   s = load_scenario(scenario, {"plan.decoder_first_pipeline_num_layers=6",
@@ -204,9 +201,9 @@ TEST_CASE("split proposals for models whose layers do not divide", "[validate][s
 }
 
 TEST_CASE("grad_bucket_size and untied embeddings are read", "[validate]") {
-  const Scenario s =
-      load_scenario(repo("scenarios/gpt3-175b-3d.yaml"),
-                    {"plan.grad_bucket_size=25000000", "model.untie_embeddings_and_output_weights=true"});
+  const Scenario s = load_scenario(
+      repo("scenarios/gpt3-175b-3d.yaml"),
+      {"plan.grad_bucket_size=25000000", "model.untie_embeddings_and_output_weights=true"});
   CHECK(s.plan.grad_bucket_size == 25000000);
   CHECK(s.model.untie_embeddings_and_output_weights);
   const Scenario d = load_scenario(repo("scenarios/gpt3-175b-3d.yaml"), {});
@@ -226,9 +223,10 @@ TEST_CASE("a scenario's overrides: apply before --set, with their own positions"
   CHECK(s.plan.data == 2);
   CHECK(s.model.seq_length == 4096);
   CHECK(load_scenario(path, {"model.seq_length=1024"}).model.seq_length == 1024);
-  const std::string bad = write_temp("ob.yaml", kScenarioHead + "plan: {micro_batch_size: 1, "
-                                                                "num_microbatches: 8}\n"
-                                                                "overrides:\n  cluster.nodes: 0\n");
+  const std::string bad = write_temp("ob.yaml", kScenarioHead +
+                                                    "plan: {micro_batch_size: 1, "
+                                                    "num_microbatches: 8}\n"
+                                                    "overrides:\n  cluster.nodes: 0\n");
   CHECK_THAT(load_error(bad), Catch::Contains("ob.yaml:5:18: cluster.nodes: 0 is too small"));
 }
 
@@ -253,9 +251,9 @@ TEST_CASE("hf: model references, with the sequence length from the scenario", "[
 }
 
 TEST_CASE("GPT-style and BLOOM-style config.json files", "[validate][hf]") {
-  const std::string gpt2 = write_temp(
-      "gpt2/config.json",
-      R"({"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12,
+  const std::string gpt2 =
+      write_temp("gpt2/config.json",
+                 R"({"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12,
           "n_positions": 1024, "vocab_size": 50257, "activation_function": "gelu_new",
           "n_inner": null})");
   const ModelSpec g = load_model_file(gpt2);
@@ -274,9 +272,8 @@ TEST_CASE("GPT-style and BLOOM-style config.json files", "[validate][hf]") {
 }
 
 TEST_CASE("JSON trees keep positions and refuse duplicates", "[validate][json]") {
-  const YamlNodePtr root =
-      parse_json("{\n  \"a\": [1, -2.5e3, \"x\\\"y\"],\n  \"b\": {\"c\": true, \"d\": null}\n}",
-                 "t.json");
+  const YamlNodePtr root = parse_json(
+      "{\n  \"a\": [1, -2.5e3, \"x\\\"y\"],\n  \"b\": {\"c\": true, \"d\": null}\n}", "t.json");
   REQUIRE(root->is_map());
   const YamlNode* a = find_path(*root, "a");
   REQUIRE(a->is_sequence());
@@ -376,10 +373,10 @@ TEST_CASE("the simulation-size estimate accounts for fidelity", "[validate][limi
 TEST_CASE("messages stay on one line and quote long values briefly", "[validate]") {
   CHECK(excerpt("a\nb\tc\x01") == "a\\nb\\tc\\x01");
   CHECK(excerpt(std::string(100, 'x')) == std::string(60, 'x') + "...");
-  const std::string path =
-      write_temp("long.yaml", kScenarioHead + "plan:\n  micro_batch_size: 1\n"
-                                              "  num_microbatches: 1\n  schedule: \"" +
-                                  std::string(100000, 'z') + "\"\n");
+  const std::string path = write_temp("long.yaml", kScenarioHead +
+                                                       "plan:\n  micro_batch_size: 1\n"
+                                                       "  num_microbatches: 1\n  schedule: \"" +
+                                                       std::string(100000, 'z') + "\"\n");
   const std::string e = load_error(path);
   CHECK(e.size() < 400);
   CHECK(e.find('\n') == std::string::npos);

@@ -30,8 +30,8 @@ std::string summary(const CheckedConfigFile& file) {
   switch (*file.kind) {
     case ConfigFileKind::kScenario: {
       const PlanSpec& p = s.plan;
-      return kind + ": " + s.model.name + " on " + s.cluster.name + ", t=" +
-             std::to_string(p.tensor) + " p=" + std::to_string(p.pipeline) +
+      return kind + ": " + s.model.name + " on " + s.cluster.name +
+             ", t=" + std::to_string(p.tensor) + " p=" + std::to_string(p.pipeline) +
              " d=" + std::to_string(p.data) + " (" + std::to_string(p.gpus()) + " of " +
              std::to_string(s.cluster.total_gpus()) + " GPUs), " +
              std::to_string(p.num_microbatches) + " micro-batches of " +
@@ -45,8 +45,8 @@ std::string summary(const CheckedConfigFile& file) {
     case ConfigFileKind::kModel:
       return kind + ": " + s.model.name + ", " + billions(model_params(s.model)) + " parameters";
     case ConfigFileKind::kPlan:
-      return kind + ": t=" + std::to_string(s.plan.tensor) + " p=" +
-             std::to_string(s.plan.pipeline) + ", fields only (a scenario checks the rest)";
+      return kind + ": t=" + std::to_string(s.plan.tensor) +
+             " p=" + std::to_string(s.plan.pipeline) + ", fields only (a scenario checks the rest)";
   }
   return kind;
 }

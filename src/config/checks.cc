@@ -26,10 +26,9 @@ void add(std::vector<SpecIssue>* issues, std::vector<std::string> keys, std::str
 // The layers of each virtual stage: plan.pipeline_layers when given, else an even split.
 void layer_split_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssue>* issues) {
   const std::int64_t stages = checked_mul(p.pipeline, p.virtual_stages);
-  const std::string stages_text =
-      p.virtual_stages == 1
-          ? "pipeline_parallel " + str(p.pipeline)
-          : "pipeline_parallel × virtual_stages = " + str(stages);
+  const std::string stages_text = p.virtual_stages == 1
+                                      ? "pipeline_parallel " + str(p.pipeline)
+                                      : "pipeline_parallel × virtual_stages = " + str(stages);
   if (!p.pipeline_layers.empty()) {
     const std::int64_t entries = static_cast<std::int64_t>(p.pipeline_layers.size());
     std::int64_t sum = 0;
@@ -243,12 +242,12 @@ std::vector<SpecIssue> simulation_size_issues(const PlanSpec& p, const ModelSpec
             str(routes) + " routes, more than the platform-route limit of " +
             str(limits::kMaxPlatformRoutes) + " (use fewer GPUs)");
   }
-  const std::int64_t per_stage =
-      checked_mul(checked_mul(p.num_microbatches, p.virtual_stages), 2);
+  const std::int64_t per_stage = checked_mul(checked_mul(p.num_microbatches, p.virtual_stages), 2);
   const std::int64_t instructions = checked_mul(p.pipeline, per_stage + 4);
   if (per_stage < 0 || instructions < 0 || instructions > limits::kMaxScheduleInstructions) {
     add(&issues, {"plan.num_microbatches", "plan.global_batch_size", "plan.pipeline_parallel"},
-        "the schedule would hold " + (instructions < 0 ? std::string("too many") : str(instructions)) +
+        "the schedule would hold " +
+            (instructions < 0 ? std::string("too many") : str(instructions)) +
             " instructions (pipeline_parallel × (num_microbatches × virtual_stages × 2 + 4)), "
             "more than the schedule-instruction limit of " +
             str(limits::kMaxScheduleInstructions) + " (use fewer micro-batches)");

@@ -15,8 +15,9 @@ NvlinkSpec read_nvlink(const MapReader& nv, int gpus_per_node) {
     spec.bandwidth =
         nv.req_quantity("bandwidth", Dimension::kBandwidth, false, limits::kMaxLinkBandwidth);
   });
-  nv.field(
-      [&] { spec.latency = nv.req_quantity("latency", Dimension::kTime, true, limits::kMaxLatency); });
+  nv.field([&] {
+    spec.latency = nv.req_quantity("latency", Dimension::kTime, true, limits::kMaxLatency);
+  });
   nv.field([&] {
     spec.protocol_efficiency = nv.opt_number("protocol_efficiency", 0, true, 1).value_or(1.0);
   });
@@ -87,8 +88,7 @@ GpuSpec read_gpu(const MapReader& gpu) {
     }
   });
   gpu.field([&] {
-    spec.memory_bytes =
-        gpu.req_quantity("memory", Dimension::kBytes, false, limits::kMaxGpuMemory);
+    spec.memory_bytes = gpu.req_quantity("memory", Dimension::kBytes, false, limits::kMaxGpuMemory);
   });
   gpu.field([&] {
     spec.memory_bandwidth = gpu.req_quantity("memory_bandwidth", Dimension::kBandwidth, false,

@@ -10,7 +10,8 @@ namespace trident {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Tells the kind from the top-level keys; nullopt when none is typical of any kind.
@@ -70,7 +71,8 @@ CheckedConfigFile check_config_file(const std::string& path,
   // reported here; otherwise the file is read again by the checks for its kind.
   YamlNodePtr root;
   Diagnostics probe;
-  if (!attempt(&probe, [&] { root = load_config_map(path, path, SectionKind::kScenario, &probe); })) {
+  if (!attempt(&probe,
+               [&] { root = load_config_map(path, path, SectionKind::kScenario, &probe); })) {
     for (const Problem& p : probe.problems()) report(diag, ConfigError(p.where, p.message), p.plan);
     return out;
   }

@@ -45,9 +45,8 @@ std::string hf_reference_path(const std::string& reference) {
 
 std::string hf_model_name(const std::string& path) {
   const std::filesystem::path p(path);
-  if (p.filename() == "config.json" && p.has_parent_path() &&
-      !p.parent_path().filename().empty() && p.parent_path().filename() != "." &&
-      p.parent_path().filename() != "..") {
+  if (p.filename() == "config.json" && p.has_parent_path() && !p.parent_path().filename().empty() &&
+      p.parent_path().filename() != "." && p.parent_path().filename() != "..") {
     return p.parent_path().filename().string();
   }
   return p.stem().string();
@@ -81,8 +80,8 @@ YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, D
     if (e == nullptr) {
       if (f.required) {
         fail(config.mark, f.names.front(),
-             "missing required key in a Hugging Face config.json (expected \"" +
-                 f.names.front() + "\": an integer)");
+             "missing required key in a Hugging Face config.json (expected \"" + f.names.front() +
+                 "\": an integer)");
       }
       continue;
     }
@@ -91,11 +90,11 @@ YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, D
   }
 
   // The MLP: silu (SwiGLU) in Llama-style models; gelu or relu in GPT-style ones.
-  if (const YamlEntry* act = find_any(config, {"hidden_act", "activation_function",
-                                               "hidden_activation"})) {
+  if (const YamlEntry* act =
+          find_any(config, {"hidden_act", "activation_function", "hidden_activation"})) {
     const std::vector<std::string> gated = {"silu", "swish", "swiglu"};
-    const std::vector<std::string> plain = {"gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh",
-                                            "quick_gelu", "relu"};
+    const std::vector<std::string> plain = {
+        "gelu", "gelu_new", "gelu_fast", "gelu_pytorch_tanh", "quick_gelu", "relu"};
     const YamlNode& v = *act->value;
     if (v.is_scalar() && (one_of(v.scalar, gated) || one_of(v.scalar, plain))) {
       model->set("swiglu", act->key_mark,

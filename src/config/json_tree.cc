@@ -46,8 +46,8 @@ class CountingIterator {
 };
 
 bool is_token_char(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         c == '.' || c == '+' || c == '-' || c == '"';
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' ||
+         c == '+' || c == '-' || c == '"';
 }
 
 class TreeSax {
@@ -58,8 +58,7 @@ class TreeSax {
   using string_t = nlohmann::json::string_t;
   using binary_t = nlohmann::json::binary_t;
 
-  TreeSax(const std::string& text, std::string file, const std::size_t* consumed,
-          Diagnostics* diag)
+  TreeSax(const std::string& text, std::string file, const std::size_t* consumed, Diagnostics* diag)
       : text_(text), file_(std::move(file)), consumed_(consumed), diag_(diag) {
     line_starts_.push_back(0);
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -156,9 +155,9 @@ class TreeSax {
 
   YamlNodePtr make(YamlNode::Kind kind, const YamlMark& mark) {
     if (++nodes_ > limits::kMaxInputNodes) {
-      throw ConfigError(location_of(mark, ""),
-                        "more than " + std::to_string(limits::kMaxInputNodes) +
-                            " values, the limit for one file");
+      throw ConfigError(location_of(mark, ""), "more than " +
+                                                   std::to_string(limits::kMaxInputNodes) +
+                                                   " values, the limit for one file");
     }
     auto node = std::make_shared<YamlNode>();
     node->kind = kind;
@@ -185,10 +184,9 @@ class TreeSax {
     const std::size_t at = *consumed_ > 0 ? *consumed_ - 1 : 0;
     YamlNodePtr node = make(kind, mark_at(at));
     if (static_cast<int>(stack_.size()) + 1 > limits::kMaxNestingDepth) {
-      throw ConfigError(location_of(node->mark, ""),
-                        "objects and arrays nested more than " +
-                            std::to_string(limits::kMaxNestingDepth) +
-                            " levels deep, the limit for one file");
+      throw ConfigError(location_of(node->mark, ""), "objects and arrays nested more than " +
+                                                         std::to_string(limits::kMaxNestingDepth) +
+                                                         " levels deep, the limit for one file");
     }
     Frame frame;
     frame.node = std::move(node);

@@ -31,12 +31,12 @@ constexpr std::int64_t kMaxGlobalBatchSize = 1000000000;
 constexpr std::int64_t kMaxMicrobatches = 10000000;
 constexpr std::int64_t kMaxVirtualStages = 100000;
 constexpr std::int64_t kMaxGradBucketSize = 1000000000000;  // parameters: 10^12
-constexpr double kMaxLinkBandwidth = 100e12;  // bytes/s, NVLink or NIC: 100 TB/s
-constexpr double kMaxMemoryBandwidth = 1e15;  // bytes/s: 1 PB/s
-constexpr double kMaxGpuMemory = 100e12;      // bytes: 100 TB
-constexpr double kMaxPeakFlops = 1e18;        // FLOP/s per GPU: 1 EFLOPS
-constexpr double kMaxLatency = 1.0;           // s
-constexpr double kMaxGemmHalfFlops = 1e18;    // FLOP
+constexpr double kMaxLinkBandwidth = 100e12;                // bytes/s, NVLink or NIC: 100 TB/s
+constexpr double kMaxMemoryBandwidth = 1e15;                // bytes/s: 1 PB/s
+constexpr double kMaxGpuMemory = 100e12;                    // bytes: 100 TB
+constexpr double kMaxPeakFlops = 1e18;                      // FLOP/s per GPU: 1 EFLOPS
+constexpr double kMaxLatency = 1.0;                         // s
+constexpr double kMaxGemmHalfFlops = 1e18;                  // FLOP
 constexpr double kMaxOversubscription = 1000;
 
 // --- the size of one simulation (checks.h simulation_size_issues) ----------------------------

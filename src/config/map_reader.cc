@@ -75,8 +75,8 @@ void MapReader::check_keys() const {
     if (known) continue;
     // Past the cap nothing more is listed: stop before spending time on hints.
     if (problems() >= static_cast<std::size_t>(limits::kMaxProblemsPerFile)) return;
-    const std::string hint =
-        e.key.size() > 200 ? "expected one of: " + join_names(*allowed) : suggestion(e.key, *allowed);
+    const std::string hint = e.key.size() > 200 ? "expected one of: " + join_names(*allowed)
+                                                : suggestion(e.key, *allowed);
     report(diag_, ConfigError(location_of(e.key_mark, key_path(e.key)),
                               "unknown key `" + excerpt(e.key) + "` (" + hint + ")"));
   }

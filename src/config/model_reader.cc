@@ -8,7 +8,8 @@ ModelSpec read_model(const MapReader& map) {
   map.check_keys();
   ModelSpec m;
   map.field([&] { m.name = map.req_string("name"); });
-  map.field([&] { m.num_layers = static_cast<int>(map.req_int("num_layers", 1, limits::kMaxLayers)); });
+  map.field(
+      [&] { m.num_layers = static_cast<int>(map.req_int("num_layers", 1, limits::kMaxLayers)); });
   map.field([&] {
     m.hidden_size = static_cast<int>(map.req_int("hidden_size", 1, limits::kMaxHiddenSize));
   });

@@ -28,8 +28,7 @@ std::string list_text(const std::vector<int>& values) {
 
 }  // namespace
 
-std::optional<std::vector<int>> first_last_split(int layers, int p, int v,
-                                                 std::optional<int> first,
+std::optional<std::vector<int>> first_last_split(int layers, int p, int v, std::optional<int> first,
                                                  std::optional<int> last, std::string* why) {
   if (p < 2) {
     *why = "needs pipeline_parallel >= 2 (it is " + str(p) + ")";
@@ -40,9 +39,8 @@ std::optional<std::vector<int>> first_last_split(int layers, int p, int v,
            " exceeds model.num_layers " + str(layers) + " (each virtual stage needs a layer)";
     return std::nullopt;
   }
-  for (const auto& [value, name] :
-       {std::pair{first, "decoder_first_pipeline_num_layers"},
-        std::pair{last, "decoder_last_pipeline_num_layers"}}) {
+  for (const auto& [value, name] : {std::pair{first, "decoder_first_pipeline_num_layers"},
+                                    std::pair{last, "decoder_last_pipeline_num_layers"}}) {
     if (value && *value % v != 0) {
       *why = std::string(name) + " " + str(*value) + " is not divisible by virtual_stages " +
              str(v) + " (each of a stage's chunks holds the same number of layers)";
@@ -53,13 +51,13 @@ std::optional<std::vector<int>> first_last_split(int layers, int p, int v,
   const int middle_stages = p - (first ? 1 : 0) - (last ? 1 : 0);
   const std::int64_t middle_layers = layers - ends;
   const std::string given = first && last ? "decoder_first_pipeline_num_layers + "
-                                            "decoder_last_pipeline_num_layers = " + str(ends)
-                            : first       ? "decoder_first_pipeline_num_layers " + str(ends)
-                                          : "decoder_last_pipeline_num_layers " + str(ends);
+                                            "decoder_last_pipeline_num_layers = " +
+                                                str(ends)
+                            : first ? "decoder_first_pipeline_num_layers " + str(ends)
+                                    : "decoder_last_pipeline_num_layers " + str(ends);
   if (middle_stages == 0) {
     if (middle_layers != 0) {
-      *why = given + " must equal model.num_layers " + str(layers) +
-             " when pipeline_parallel is 2";
+      *why = given + " must equal model.num_layers " + str(layers) + " when pipeline_parallel is 2";
       return std::nullopt;
     }
   } else {

@@ -16,8 +16,7 @@ namespace trident {
 // chunks, as Megatron-LM does. Returns nullopt and sets *why (a phrase with the numbers and
 // what would work) when that is impossible: p < 2, a count not divisible by v, or middle
 // layers that do not divide among the middle stages.
-std::optional<std::vector<int>> first_last_split(int layers, int p, int v,
-                                                 std::optional<int> first,
+std::optional<std::vector<int>> first_last_split(int layers, int p, int v, std::optional<int> first,
                                                  std::optional<int> last, std::string* why);
 
 // Returns a split of `layers` over p * v virtual stages, each within one layer of the others,

@@ -55,8 +55,10 @@ std::vector<int> read_layer_list(const MapReader& map) {
     const bool whole = item->is_scalar() && !item->quoted && parse_int64(item->scalar, &n);
     if (!whole || n < 1 || n > limits::kMaxLayers) {
       throw ConfigError(location_of(item->mark, map.key_path("pipeline_layers")),
-                        item->describe() + " is not a layer count (expected an integer from "
-                        "1 to " + std::to_string(limits::kMaxLayers) + " per entry)");
+                        item->describe() +
+                            " is not a layer count (expected an integer from "
+                            "1 to " +
+                            std::to_string(limits::kMaxLayers) + " per entry)");
     }
     out.push_back(static_cast<int>(n));
   }
@@ -128,8 +130,8 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
         map.opt_int("global_batch_size", 1, limits::kMaxGlobalBatchSize).value_or(0));
   });
   map.field([&] {
-    p.num_microbatches = static_cast<int>(
-        map.opt_int("num_microbatches", 1, limits::kMaxMicrobatches).value_or(0));
+    p.num_microbatches =
+        static_cast<int>(map.opt_int("num_microbatches", 1, limits::kMaxMicrobatches).value_or(0));
   });
 
   map.field([&] {
@@ -151,8 +153,7 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
       [&] { p.distributed_optimizer = map.opt_bool("distributed_optimizer").value_or(false); });
   map.field([&] { p.overlap_grad_reduce = map.opt_bool("overlap_grad_reduce").value_or(false); });
   map.field([&] {
-    p.grad_bucket_size =
-        map.opt_int("grad_bucket_size", 1, limits::kMaxGradBucketSize).value_or(0);
+    p.grad_bucket_size = map.opt_int("grad_bucket_size", 1, limits::kMaxGradBucketSize).value_or(0);
   });
   map.field([&] {
     if (map.has("placement")) p.placement = read_placement(map);
@@ -177,9 +178,8 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
     }
   });
   map.field([&] {
-    if (map.has("pipeline_layers") &&
-        (map.has("decoder_first_pipeline_num_layers") ||
-         map.has("decoder_last_pipeline_num_layers"))) {
+    if (map.has("pipeline_layers") && (map.has("decoder_first_pipeline_num_layers") ||
+                                       map.has("decoder_last_pipeline_num_layers"))) {
       map.fail(map.has("decoder_first_pipeline_num_layers") ? "decoder_first_pipeline_num_layers"
                                                             : "decoder_last_pipeline_num_layers",
                "give either pipeline_layers or decoder_first/last_pipeline_num_layers, not both "

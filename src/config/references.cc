@@ -31,8 +31,8 @@ std::string base_directory(const YamlMark& mark) {
   return std::filesystem::path(mark.file).parent_path().string();
 }
 
-YamlNodePtr load_config_map(const std::string& path, const std::string& display,
-                            SectionKind kind, Diagnostics* diag) {
+YamlNodePtr load_config_map(const std::string& path, const std::string& display, SectionKind kind,
+                            Diagnostics* diag) {
   const bool hf = kind == SectionKind::kModel && is_hf_reference(path);
   std::string file = hf ? hf_reference_path(path) : path;
   std::string shown = hf ? hf_reference_path(display) : display;
@@ -73,8 +73,9 @@ void resolve_reference(YamlNode& parent, const std::string& key, const std::stri
   const bool hf = kind == SectionKind::kModel && is_hf_reference(reference);
   const std::filesystem::path ref(hf ? hf_reference_path(reference) : reference);
   const std::filesystem::path full =
-      ref.is_absolute() ? ref : (std::filesystem::path(base_directory(value.mark)) / ref)
-                                    .lexically_normal();
+      ref.is_absolute()
+          ? ref
+          : (std::filesystem::path(base_directory(value.mark)) / ref).lexically_normal();
   const std::string path = (hf ? "hf:" : "") + full.string();
   YamlNodePtr loaded;
   try {
@@ -84,8 +85,8 @@ void resolve_reference(YamlNode& parent, const std::string& key, const std::stri
     // The file itself is unreadable: point at the reference.
     throw ConfigError(location_of(value.mark, key_path),
                       "cannot read `" + excerpt(reference, 200) + "`" +
-                          (full.string() != ref.string() ? " (" + full.string() + ")" : "") +
-                          ": " + e.message());
+                          (full.string() != ref.string() ? " (" + full.string() + ")" : "") + ": " +
+                          e.message());
   }
   entry->value = loaded;
 }

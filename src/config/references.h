@@ -19,8 +19,8 @@ enum class SectionKind { kScenario, kCluster, kGpu, kModel, kPlan };
 // a map of `kind` settings: YAML, or for a model a Hugging Face config.json (converted by
 // hf_import.h). A cluster's `gpu:` path is resolved too. Duplicate keys are recorded in
 // `diag` when given; anything else that is wrong throws ConfigError.
-YamlNodePtr load_config_map(const std::string& path, const std::string& display,
-                            SectionKind kind, Diagnostics* diag);
+YamlNodePtr load_config_map(const std::string& path, const std::string& display, SectionKind kind,
+                            Diagnostics* diag);
 
 // Replaces the value of `key` in the map `parent` by the map read from the file it names,
 // when it is a path; leaves a map alone. `kind` is what that file holds; `key_path` names

@@ -29,8 +29,8 @@ const std::map<std::string, std::vector<std::string>>& schema() {
        {"tensor_parallel", "pipeline_parallel", "data_parallel", "micro_batch_size",
         "global_batch_size", "num_microbatches", "schedule", "virtual_stages", "sequence_parallel",
         "recompute", "distributed_optimizer", "overlap_grad_reduce", "placement", "precision",
-        "pipeline_layers", "decoder_first_pipeline_num_layers",
-        "decoder_last_pipeline_num_layers", "grad_bucket_size"}},
+        "pipeline_layers", "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
+        "grad_bucket_size"}},
   };
   return kSchema;
 }

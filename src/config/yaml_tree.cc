@@ -56,8 +56,7 @@ std::string YamlNode::describe() const {
     case Kind::kNull:
       return "an empty value";
     case Kind::kScalar:
-      return std::string(quoted ? "the quoted string" : "the value") + " `" + excerpt(scalar) +
-             "`";
+      return std::string(quoted ? "the quoted string" : "the value") + " `" + excerpt(scalar) + "`";
     case Kind::kSequence:
       return "a list";
     case Kind::kMap:
@@ -368,8 +367,8 @@ std::string read_input_file(const std::string& path, const std::string& display_
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
     text.append(buffer, static_cast<size_t>(in.gcount()));
     if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputBytes) {
-      throw ConfigError(where, "file is larger than the limit of " + limit +
-                                   " for a configuration file");
+      throw ConfigError(where,
+                        "file is larger than the limit of " + limit + " for a configuration file");
     }
   }
   if (in.bad()) throw ConfigError(where, std::string("cannot read file: ") + std::strerror(errno));

@@ -4,8 +4,9 @@
 // follow"), and the Debian SimGrid is not built with ASan's fiber annotations. Thread
 // contexts run each actor on a real thread stack, which ASan follows. The factory must be
 // chosen before any Engine exists; its "configuration change" note is silenced.
-#include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
+
+#include <simgrid/s4u/Engine.hpp>
 
 namespace {
 

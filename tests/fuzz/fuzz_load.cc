@@ -113,8 +113,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   write("model.yaml", kModel);
   write("plan.yaml", kPlan);
   write("config.json", kHfConfig);
-  write("cluster-fuzz-gpu.yaml", std::string(kCluster).replace(
-                                     std::string(kCluster).find("gpu.yaml"), 8, "fuzz-gpu.yaml"));
+  write("cluster-fuzz-gpu.yaml",
+        std::string(kCluster).replace(std::string(kCluster).find("gpu.yaml"), 8, "fuzz-gpu.yaml"));
   write("good.yaml", "cluster: cluster.yaml\nmodel: model.yaml\nplan: plan.yaml\n");
   write("scenario-fuzz-plan.yaml", "cluster: cluster.yaml\nmodel: model.yaml\nplan: fuzz.yaml\n");
   write("scenario-fuzz-cluster.yaml", "cluster: fuzz.yaml\nmodel: model.yaml\nplan: plan.yaml\n");
@@ -146,9 +146,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 4:
     case 5: {
       // The fuzzed plan, cluster, model, config.json or GPU file of a good scenario.
-      static const char* const kScenarios[] = {
-          "", "scenario-fuzz-plan.yaml", "scenario-fuzz-cluster.yaml", "scenario-fuzz-model.yaml",
-          "scenario-fuzz-hf.yaml", "scenario-fuzz-gpu.yaml"};
+      static const char* const kScenarios[] = {"",
+                                               "scenario-fuzz-plan.yaml",
+                                               "scenario-fuzz-cluster.yaml",
+                                               "scenario-fuzz-model.yaml",
+                                               "scenario-fuzz-hf.yaml",
+                                               "scenario-fuzz-gpu.yaml"};
       const char* file = mode == 4 ? "fuzz.json" : mode == 5 ? "fuzz-gpu.yaml" : "fuzz.yaml";
       write(file, text);
       load_both_ways(path(kScenarios[mode]), {});
