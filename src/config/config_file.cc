@@ -1,6 +1,7 @@
 // Checking one configuration file of any kind (`trident validate`).
 #include <initializer_list>
 
+#include "config/hf_import.h"
 #include "config/map_reader.h"
 #include "config/references.h"
 #include "config/scenario.h"
@@ -8,11 +9,6 @@
 
 namespace trident {
 namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // Tells the kind from the top-level keys; nullopt when none is typical of any kind.
 std::optional<ConfigFileKind> kind_of(const YamlNode& root) {
@@ -59,10 +55,10 @@ CheckedConfigFile check_config_file(const std::string& path,
                                     const std::vector<std::string>& overrides, Diagnostics* diag) {
   CheckedConfigFile out;
   out.specs.path = path;
-  if (ends_with(path, ".json") || path.rfind("hf:", 0) == 0) {
+  if (is_hf_reference(path)) {
     out.kind = ConfigFileKind::kModel;
     attempt(diag, [&] {
-      YamlNodePtr root = load_config_map(path, path, SectionKind::kModel, diag);
+      YamlNodePtr root = load_config_map(path, ConfigFileKind::kModel, diag);
       out.specs.model = read_model(MapReader(*root, "model", root->mark, diag));
     });
     return out;
@@ -71,8 +67,7 @@ CheckedConfigFile check_config_file(const std::string& path,
   // reported here; otherwise the file is read again by the checks for its kind.
   YamlNodePtr root;
   Diagnostics probe;
-  if (!attempt(&probe,
-               [&] { root = load_config_map(path, path, SectionKind::kScenario, &probe); })) {
+  if (!attempt(&probe, [&] { root = load_config_map(path, ConfigFileKind::kScenario, &probe); })) {
     for (const Problem& p : probe.problems()) report(diag, ConfigError(p.where, p.message), p.plan);
     return out;
   }
@@ -91,22 +86,22 @@ CheckedConfigFile check_config_file(const std::string& path,
         out.specs = check_scenario(path, overrides, diag);
         break;
       case ConfigFileKind::kCluster: {
-        YamlNodePtr cluster = load_config_map(path, path, SectionKind::kCluster, diag);
+        YamlNodePtr cluster = load_config_map(path, ConfigFileKind::kCluster, diag);
         out.specs.cluster = read_cluster(MapReader(*cluster, "cluster", cluster->mark, diag));
         break;
       }
       case ConfigFileKind::kGpu: {
-        YamlNodePtr gpu = load_config_map(path, path, SectionKind::kGpu, diag);
+        YamlNodePtr gpu = load_config_map(path, ConfigFileKind::kGpu, diag);
         out.specs.cluster.gpu = read_gpu(MapReader(*gpu, "cluster.gpu", gpu->mark, diag));
         break;
       }
       case ConfigFileKind::kModel: {
-        YamlNodePtr model = load_config_map(path, path, SectionKind::kModel, diag);
+        YamlNodePtr model = load_config_map(path, ConfigFileKind::kModel, diag);
         out.specs.model = read_model(MapReader(*model, "model", model->mark, diag));
         break;
       }
       case ConfigFileKind::kPlan: {
-        YamlNodePtr plan = load_config_map(path, path, SectionKind::kPlan, diag);
+        YamlNodePtr plan = load_config_map(path, ConfigFileKind::kPlan, diag);
         PlanGiven given;
         out.specs.plan = read_plan_fields(MapReader(*plan, "plan", plan->mark, diag), &given);
         break;

@@ -6,61 +6,40 @@
 #include "config/json_tree.h"
 
 namespace trident {
-namespace {
-
-const char* kind_name(SectionKind kind) {
-  switch (kind) {
-    case SectionKind::kScenario:
-      return "scenario";
-    case SectionKind::kCluster:
-      return "cluster";
-    case SectionKind::kGpu:
-      return "GPU";
-    case SectionKind::kModel:
-      return "model";
-    case SectionKind::kPlan:
-      return "plan";
-  }
-  return "?";
-}
-
-}  // namespace
 
 std::string base_directory(const YamlMark& mark) {
   if (mark.line == 0) return "";
   return std::filesystem::path(mark.file).parent_path().string();
 }
 
-YamlNodePtr load_config_map(const std::string& path, const std::string& display, SectionKind kind,
-                            Diagnostics* diag) {
-  const bool hf = kind == SectionKind::kModel && is_hf_reference(path);
+YamlNodePtr load_config_map(const std::string& path, ConfigFileKind kind, Diagnostics* diag) {
+  const bool hf = kind == ConfigFileKind::kModel && is_hf_reference(path);
   std::string file = hf ? hf_reference_path(path) : path;
-  std::string shown = hf ? hf_reference_path(display) : display;
   std::error_code ec;
   if (hf && std::filesystem::is_directory(file, ec)) {
     file = (std::filesystem::path(file) / "config.json").string();
-    shown = (std::filesystem::path(shown) / "config.json").string();
   }
-  const std::string text = read_input_file(file, shown);
+  const std::string text = read_input_file(file);
   const bool json = file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
-  YamlNodePtr root = json ? parse_json(text, shown, diag) : parse_yaml(text, shown, diag);
+  YamlNodePtr root = json ? parse_json(text, file, diag) : parse_yaml(text, file, diag);
   if (!root->is_map()) {
     YamlMark m = root->mark;
     if (m.line == 0) m.line = 1, m.column = 1;
-    throw ConfigError(location_of(m, ""), std::string("expected a map of ") + kind_name(kind) +
-                                              " settings, got " + root->describe());
+    throw ConfigError(location_of(m, ""), std::string("expected a map of ") +
+                                              config_file_kind_name(kind) + " settings, got " +
+                                              root->describe());
   }
-  if (kind == SectionKind::kModel && json) {
+  if (kind == ConfigFileKind::kModel && json) {
     return model_map_from_hf(*root, hf_model_name(file), diag);
   }
-  if (kind == SectionKind::kCluster && root->find("gpu") != nullptr) {
-    resolve_reference(*root, "gpu", "cluster.gpu", SectionKind::kGpu, diag);
+  if (kind == ConfigFileKind::kCluster && root->find("gpu") != nullptr) {
+    resolve_reference(*root, "gpu", "cluster.gpu", ConfigFileKind::kGpu, diag);
   }
   return root;
 }
 
 void resolve_reference(YamlNode& parent, const std::string& key, const std::string& key_path,
-                       SectionKind kind, Diagnostics* diag) {
+                       ConfigFileKind kind, Diagnostics* diag) {
   YamlEntry* entry = parent.find(key);
   if (entry == nullptr) return;
   const YamlNode& value = *entry->value;
@@ -70,7 +49,7 @@ void resolve_reference(YamlNode& parent, const std::string& key, const std::stri
                       "expected a path to a YAML file or an inline map, got " + value.describe());
   }
   const std::string reference = value.scalar;
-  const bool hf = kind == SectionKind::kModel && is_hf_reference(reference);
+  const bool hf = kind == ConfigFileKind::kModel && is_hf_reference(reference);
   const std::filesystem::path ref(hf ? hf_reference_path(reference) : reference);
   const std::filesystem::path full =
       ref.is_absolute()
@@ -79,7 +58,7 @@ void resolve_reference(YamlNode& parent, const std::string& key, const std::stri
   const std::string path = (hf ? "hf:" : "") + full.string();
   YamlNodePtr loaded;
   try {
-    loaded = load_config_map(path, path, kind, diag);
+    loaded = load_config_map(path, kind, diag);
   } catch (const ConfigError& e) {
     if (e.where().line > 0) throw;
     // The file itself is unreadable: point at the reference.

@@ -8,26 +8,24 @@
 #include <string>
 
 #include "config/diagnostics.h"
+#include "config/scenario.h"
 #include "config/yaml_tree.h"
 
 namespace trident {
 
-// What a configuration file holds.
-enum class SectionKind { kScenario, kCluster, kGpu, kModel, kPlan };
-
-// Reads the file at `path` (named `display` in messages) and returns its root, which must be
-// a map of `kind` settings: YAML, or for a model a Hugging Face config.json (converted by
-// hf_import.h). A cluster's `gpu:` path is resolved too. Duplicate keys are recorded in
-// `diag` when given; anything else that is wrong throws ConfigError.
-YamlNodePtr load_config_map(const std::string& path, const std::string& display, SectionKind kind,
-                            Diagnostics* diag);
+// Reads the file at `path` (as the user wrote it; a model's may carry "hf:" and name a
+// directory holding config.json) and returns its root, which must be a map of `kind`
+// settings: YAML, or for a model a Hugging Face config.json (converted by hf_import.h). A
+// cluster's `gpu:` path is resolved too. Duplicate keys are recorded in `diag` when given;
+// anything else that is wrong throws ConfigError naming the file.
+YamlNodePtr load_config_map(const std::string& path, ConfigFileKind kind, Diagnostics* diag);
 
 // Replaces the value of `key` in the map `parent` by the map read from the file it names,
 // when it is a path; leaves a map alone. `kind` is what that file holds; `key_path` names
 // the setting in messages ("cluster", "cluster.gpu"). When the file cannot be read at all
 // the error points at the reference; errors inside the file point into it.
 void resolve_reference(YamlNode& parent, const std::string& key, const std::string& key_path,
-                       SectionKind kind, Diagnostics* diag);
+                       ConfigFileKind kind, Diagnostics* diag);
 
 // Returns the directory relative to which a path written at `mark` is read: the directory
 // of the file the mark is in, or "" (the working directory) for --set values.

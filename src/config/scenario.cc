@@ -15,10 +15,10 @@ namespace {
 
 const char* const kSections[] = {"cluster", "model", "plan"};
 
-SectionKind section_kind(const std::string& section) {
-  if (section == "cluster") return SectionKind::kCluster;
-  if (section == "model") return SectionKind::kModel;
-  return SectionKind::kPlan;
+ConfigFileKind section_kind(const std::string& section) {
+  if (section == "cluster") return ConfigFileKind::kCluster;
+  if (section == "model") return ConfigFileKind::kModel;
+  return ConfigFileKind::kPlan;
 }
 
 std::vector<SweepAxis> read_sweep(const MapReader& top) {
@@ -85,7 +85,7 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
   Scenario s;
   s.path = path;
   YamlNodePtr root;
-  if (!attempt(diag, [&] { root = load_config_map(path, path, SectionKind::kScenario, diag); })) {
+  if (!attempt(diag, [&] { root = load_config_map(path, ConfigFileKind::kScenario, diag); })) {
     return s;
   }
   MapReader top(*root, "", root->mark, diag);
@@ -98,7 +98,7 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
       top.require(section, "a path to a YAML file or an inline map");
       resolve_reference(*root, section, section, section_kind(section), diag);
       if (std::string(section) == "cluster" && root->find("cluster")->value->is_map()) {
-        resolve_reference(*root->find("cluster")->value, "gpu", "cluster.gpu", SectionKind::kGpu,
+        resolve_reference(*root->find("cluster")->value, "gpu", "cluster.gpu", ConfigFileKind::kGpu,
                           diag);
       }
     });
@@ -119,7 +119,7 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
     const bool ok = top.field([&] {
       YamlEntry* cluster = root->find("cluster");
       if (cluster->value->is_map()) {
-        resolve_reference(*cluster->value, "gpu", "cluster.gpu", SectionKind::kGpu, diag);
+        resolve_reference(*cluster->value, "gpu", "cluster.gpu", ConfigFileKind::kGpu, diag);
       }
     });
     if (!ok) failed.push_back("cluster");
@@ -157,12 +157,12 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 }
 
 ClusterSpec load_cluster_file(const std::string& path) {
-  YamlNodePtr root = load_config_map(path, path, SectionKind::kCluster, nullptr);
+  YamlNodePtr root = load_config_map(path, ConfigFileKind::kCluster, nullptr);
   return read_cluster(MapReader(*root, "cluster", root->mark));
 }
 
 ModelSpec load_model_file(const std::string& path) {
-  YamlNodePtr root = load_config_map(path, path, SectionKind::kModel, nullptr);
+  YamlNodePtr root = load_config_map(path, ConfigFileKind::kModel, nullptr);
   return read_model(MapReader(*root, "model", root->mark));
 }
 

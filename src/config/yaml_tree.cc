@@ -341,9 +341,9 @@ YamlNodePtr parse_yaml(const std::string& text, const std::string& file, Diagnos
   return root;
 }
 
-std::string read_input_file(const std::string& path, const std::string& display_path) {
+std::string read_input_file(const std::string& path) {
   SourceLocation where;
-  where.file = display_path;
+  where.file = path;
   const std::string limit = std::to_string(limits::kMaxInputBytes >> 20) + " MiB";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -373,11 +373,6 @@ std::string read_input_file(const std::string& path, const std::string& display_
   }
   if (in.bad()) throw ConfigError(where, std::string("cannot read file: ") + std::strerror(errno));
   return text;
-}
-
-YamlNodePtr load_yaml_file(const std::string& path, const std::string& display_path,
-                           Diagnostics* diag) {
-  return parse_yaml(read_input_file(path, display_path), display_path, diag);
 }
 
 }  // namespace trident

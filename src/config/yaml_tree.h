@@ -79,15 +79,10 @@ class YamlNode {
 YamlNodePtr parse_yaml(const std::string& text, const std::string& file,
                        Diagnostics* diag = nullptr);
 
-// Returns the contents of the file at `path`. Throws ConfigError naming `display_path` (the
-// path as the user wrote it) when it cannot be read, is a directory, or is larger than
-// limits::kMaxInputBytes (checked before reading, and while reading pipes and devices).
-std::string read_input_file(const std::string& path, const std::string& display_path);
-
-// Reads and parses the file at `path`; marks carry `display_path`. Throws as read_input_file
-// and parse_yaml do.
-YamlNodePtr load_yaml_file(const std::string& path, const std::string& display_path,
-                           Diagnostics* diag = nullptr);
+// Returns the contents of the file at `path`. Throws ConfigError naming `path` (as the user
+// wrote it) when it cannot be read, is a directory, or is larger than limits::kMaxInputBytes
+// (checked before reading, and while reading pipes and devices).
+std::string read_input_file(const std::string& path);
 
 // Returns the SourceLocation of `mark` with `key` filled in.
 SourceLocation location_of(const YamlMark& mark, const std::string& key);
