@@ -308,7 +308,38 @@ class TreeBuilder : public YAML::EventHandler {
 
 }  // namespace
 
+namespace {
+
+// yaml-cpp queues every token of a flow collection that might turn out to be a key, so a
+// flood of '[' costs hundreds of bytes per byte before the depth check above sees it. Counted
+// on the raw text (quotes ignored), far more open brackets than any real nesting are refused
+// first.
+void check_flow_brackets(const std::string& text, const std::string& file) {
+  constexpr int kMaxOpen = 4 * limits::kMaxNestingDepth;
+  int open = 0, line = 1, column = 0;
+  for (char c : text) {
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+    } else if (c == '[' || c == '{') {
+      if (++open > kMaxOpen) {
+        throw ConfigError(SourceLocation{file, line, column, ""},
+                          "more than " + std::to_string(kMaxOpen) +
+                              " unclosed '[' or '{' (maps and lists nested deeper than the "
+                              "limit of " +
+                              std::to_string(limits::kMaxNestingDepth) + ")");
+      }
+    } else if ((c == ']' || c == '}') && open > 0) {
+      --open;
+    }
+  }
+}
+
+}  // namespace
+
 YamlNodePtr parse_yaml(const std::string& text, const std::string& file, Diagnostics* diag) {
+  check_flow_brackets(text, file);
   std::istringstream in(text);
   TreeBuilder builder(file, diag);
   try {
