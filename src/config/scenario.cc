@@ -53,23 +53,35 @@ std::vector<SweepAxis> read_sweep(const MapReader& top) {
   return axes;
 }
 
+// Whether setting `key` lies in one of the `failed` sections (not loaded: nothing to set).
+bool in_failed_section(const std::string& key, const std::vector<std::string>& failed) {
+  for (const std::string& section : failed) {
+    if (key.rfind(section + ".", 0) == 0) return true;
+  }
+  return false;
+}
+
 // Applies the scenario's `overrides:` map (dotted setting paths, as --set takes) in order.
-// The map is taken out of the tree first, so that its values can be moved into the sections.
 void apply_file_overrides(const MapReader& top, YamlNode& root,
-                          const std::vector<std::string>& failed_sections) {
-  if (!top.has("overrides")) return;
-  const auto map = top.opt_map("overrides");  // throws when not a map
-  const YamlNodePtr holder = root.find("overrides")->value;
-  for (const YamlEntry& e : holder->entries) {
+                          const std::vector<std::string>& failed) {
+  if (!top.opt_map("overrides")) return;  // throws when not a map
+  const YamlNodePtr overrides = root.find("overrides")->value;
+  for (const YamlEntry& e : overrides->entries) {
     top.field([&] {
       const std::string key_path = "overrides." + e.key;
       const std::string error = schema_path_error(e.key);
       if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
-      for (const std::string& s : failed_sections) {
-        if (e.key.rfind(s + ".", 0) == 0) return;  // its section already failed to load
-      }
+      if (in_failed_section(e.key, failed)) return;
       set_setting(root, e.key, e.value->clone(), e.key_mark, key_path);
     });
+  }
+}
+
+// Replaces an inline cluster's `gpu:` path by the GPU file's map.
+void resolve_cluster_gpu(YamlNode& root, Diagnostics* diag) {
+  YamlNode& cluster = *root.find("cluster")->value;
+  if (cluster.is_map()) {
+    resolve_reference(cluster, "gpu", "cluster.gpu", ConfigFileKind::kGpu, diag);
   }
 }
 
@@ -93,14 +105,14 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
 
   // Referenced files, then the file's overrides and the command line's, in that order.
   std::vector<std::string> failed;
+  const auto is_failed = [&](const std::string& section) {
+    return std::find(failed.begin(), failed.end(), section) != failed.end();
+  };
   for (const char* section : kSections) {
     const bool ok = top.field([&] {
       top.require(section, "a path to a YAML file or an inline map");
       resolve_reference(*root, section, section, section_kind(section), diag);
-      if (std::string(section) == "cluster" && root->find("cluster")->value->is_map()) {
-        resolve_reference(*root->find("cluster")->value, "gpu", "cluster.gpu", ConfigFileKind::kGpu,
-                          diag);
-      }
+      if (section_kind(section) == ConfigFileKind::kCluster) resolve_cluster_gpu(*root, diag);
     });
     if (!ok) failed.push_back(section);
   }
@@ -108,28 +120,16 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
   for (const std::string& text : overrides) {
     top.field([&] {
       const Override ov = parse_override(text);
-      for (const std::string& f : failed) {
-        if (ov.key.rfind(f + ".", 0) == 0) return;
-      }
-      apply_override(*root, ov);
+      if (!in_failed_section(ov.key, failed)) apply_override(*root, ov);
     });
   }
   // An override may have named a GPU file (relative to the file it is written in).
-  if (std::find(failed.begin(), failed.end(), "cluster") == failed.end()) {
-    const bool ok = top.field([&] {
-      YamlEntry* cluster = root->find("cluster");
-      if (cluster->value->is_map()) {
-        resolve_reference(*cluster->value, "gpu", "cluster.gpu", ConfigFileKind::kGpu, diag);
-      }
-    });
-    if (!ok) failed.push_back("cluster");
+  if (!is_failed("cluster") && !top.field([&] { resolve_cluster_gpu(*root, diag); })) {
+    failed.push_back("cluster");
   }
 
   top.field([&] { s.name = top.opt_string("name").value_or(""); });
   top.field([&] { s.description = top.opt_string("description").value_or(""); });
-  const auto is_failed = [&](const char* section) {
-    return std::find(failed.begin(), failed.end(), section) != failed.end();
-  };
   const std::size_t before = problem_count(diag);
   if (!is_failed("cluster")) {
     top.field([&] { s.cluster = read_cluster(section_reader(*root, "cluster", diag)); });
