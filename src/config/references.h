@@ -13,6 +13,11 @@
 
 namespace trident {
 
+// Returns the contents of the file at `path`. Throws ConfigError naming `path` (as the user
+// wrote it) when it cannot be read, is a directory, or is larger than limits::kMaxInputBytes
+// (checked before reading, and while reading pipes and devices).
+std::string read_input_file(const std::string& path);
+
 // Reads the file at `path` (as the user wrote it; a model's may carry "hf:" and name a
 // directory holding config.json) and returns its root, which must be a map of `kind`
 // settings: YAML, or for a model a Hugging Face config.json (converted by hf_import.h). A

@@ -1,14 +1,10 @@
 #include "config/yaml_tree.h"
 
-#include <sys/stat.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <unordered_set>
@@ -370,40 +366,6 @@ YamlNodePtr parse_yaml(const std::string& text, const std::string& file, Diagnos
     root->mark.file = file;
   }
   return root;
-}
-
-std::string read_input_file(const std::string& path) {
-  SourceLocation where;
-  where.file = path;
-  const std::string limit = std::to_string(limits::kMaxInputBytes >> 20) + " MiB";
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    throw ConfigError(where, std::string("cannot open file: ") + std::strerror(errno));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    throw ConfigError(where, "cannot open file: it is a directory (expected a YAML file)");
-  }
-  if (S_ISREG(st.st_mode) && st.st_size > limits::kMaxInputBytes) {
-    throw ConfigError(where, "file is " + std::to_string(st.st_size) +
-                                 " bytes, more than the limit of " + limit +
-                                 " for a configuration file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw ConfigError(where, std::string("cannot open file: ") + std::strerror(errno));
-  }
-  // Bounded read: a pipe or device has no size to check beforehand.
-  std::string text;
-  char buffer[65536];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputBytes) {
-      throw ConfigError(where,
-                        "file is larger than the limit of " + limit + " for a configuration file");
-    }
-  }
-  if (in.bad()) throw ConfigError(where, std::string("cannot read file: ") + std::strerror(errno));
-  return text;
 }
 
 }  // namespace trident

@@ -79,11 +79,6 @@ class YamlNode {
 YamlNodePtr parse_yaml(const std::string& text, const std::string& file,
                        Diagnostics* diag = nullptr);
 
-// Returns the contents of the file at `path`. Throws ConfigError naming `path` (as the user
-// wrote it) when it cannot be read, is a directory, or is larger than limits::kMaxInputBytes
-// (checked before reading, and while reading pipes and devices).
-std::string read_input_file(const std::string& path);
-
 // Returns the SourceLocation of `mark` with `key` filled in.
 SourceLocation location_of(const YamlMark& mark, const std::string& key);
 
