@@ -11,51 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.h"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using Result = trident::testing::CliResult;
+using trident::testing::read_file;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs `trident ARGS` from the source directory, capturing stdout, stderr and exit code.
-Result trident(const std::vector<std::string>& args) {
-  static int counter = 0;
-  const std::string err_file =
-      std::filesystem::temp_directory_path() / ("trident_cli_test_" + std::to_string(::getpid()) +
-                                                "_" + std::to_string(counter++) + ".err");
-  std::string cmd = "cd " + quote(TRIDENT_SOURCE_DIR) + " && " + quote(TRIDENT_BINARY);
-  for (const std::string& a : args) cmd += " " + quote(a);
-  cmd += " 2>" + quote(err_file);
-  Result r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_file(err_file);
-  std::filesystem::remove(err_file);
-  return r;
-}
+using trident::testing::run_trident;
 
 }  // namespace
 
 TEST_CASE("the shipped GPT-3 175B scenario reports every key, plausibly", "[cli][e2e]") {
-  const Result r = trident({"simulate", "scenarios/gpt3-175b-3d.yaml", "--format", "json"});
+  const Result r = run_trident({"simulate", "scenarios/gpt3-175b-3d.yaml", "--format", "json"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -81,30 +49,29 @@ TEST_CASE("the shipped GPT-3 175B scenario reports every key, plausibly", "[cli]
   REQUIRE(j["stages"].size() == 8);
   for (const auto& s : j["stages"]) CHECK(s["num_layers"] == 12);
   // tokens/s = global batch x sequence / step time.
-  CHECK(j["tokens_per_s"].get<double>() ==
-        Approx(1536.0 * 2048 / j["step_time_s"].get<double>()));
+  CHECK(j["tokens_per_s"].get<double>() == Approx(1536.0 * 2048 / j["step_time_s"].get<double>()));
 }
 
 TEST_CASE("same input gives byte-identical output", "[cli][determinism]") {
   for (const char* format : {"table", "json", "csv"}) {
-    const Result a = trident({"simulate", "scenarios/tiny.yaml", "--format", format});
-    const Result b = trident({"simulate", "scenarios/tiny.yaml", "--format", format});
+    const Result a = run_trident({"simulate", "scenarios/tiny.yaml", "--format", format});
+    const Result b = run_trident({"simulate", "scenarios/tiny.yaml", "--format", format});
     REQUIRE(a.code == 0);
     CHECK(a.out == b.out);
   }
 }
 
 TEST_CASE("csv prints a header and one row of scalar keys", "[cli]") {
-  const Result r = trident({"simulate", "scenarios/tiny.yaml", "--format", "csv"});
+  const Result r = run_trident({"simulate", "scenarios/tiny.yaml", "--format", "csv"});
   REQUIRE(r.code == 0);
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
   CHECK(r.out.rfind("step_time_s,bubble_fraction,", 0) == 0);
 }
 
 TEST_CASE("--set overrides a field after files are loaded", "[cli]") {
-  const Result base = trident({"simulate", "scenarios/tiny.yaml", "--format", "json"});
-  const Result more = trident({"simulate", "scenarios/tiny.yaml", "--format", "json", "--set",
-                               "plan.num_microbatches=32"});
+  const Result base = run_trident({"simulate", "scenarios/tiny.yaml", "--format", "json"});
+  const Result more = run_trident(
+      {"simulate", "scenarios/tiny.yaml", "--format", "json", "--set", "plan.num_microbatches=32"});
   REQUIRE(base.code == 0);
   REQUIRE(more.code == 0);
   const auto a = nlohmann::json::parse(base.out), b = nlohmann::json::parse(more.out);
@@ -114,7 +81,7 @@ TEST_CASE("--set overrides a field after files are loaded", "[cli]") {
 
 TEST_CASE("full fidelity runs from the command line", "[cli]") {
   const Result r =
-      trident({"simulate", "scenarios/tiny.yaml", "--format", "json", "--fidelity", "full"});
+      run_trident({"simulate", "scenarios/tiny.yaml", "--format", "json", "--fidelity", "full"});
   REQUIRE(r.code == 0);
   CHECK(nlohmann::json::parse(r.out)["fidelity"] == "full");
 }
@@ -134,14 +101,14 @@ TEST_CASE("bad command lines exit 2 with one message", "[cli][bad_inputs]") {
       {{"simulate", "scenarios/tiny.yaml", "--set", "plan.tensor_paralel=2"}, "did you mean"},
   };
   for (const Case& c : cases) {
-    const Result r = trident(c.args);
+    const Result r = run_trident(c.args);
     INFO(c.args.back() << " -> " << r.err);
     CHECK(r.code == 2);
     CHECK(r.err.find(c.fragment) != std::string::npos);
     CHECK(r.out.empty());
   }
-  CHECK(trident({"simulate", "--help"}).code == 0);
-  CHECK(trident({"--help"}).code == 0);
+  CHECK(run_trident({"simulate", "--help"}).code == 0);
+  CHECK(run_trident({"--help"}).code == 0);
 }
 
 TEST_CASE("every corpus input fails `trident simulate` with exit 2 before simulating",
@@ -166,7 +133,7 @@ TEST_CASE("every corpus input fails `trident simulate` with exit 2 before simula
         args.push_back(line.substr(7));
       }
     }
-    const Result r = trident(args);
+    const Result r = run_trident(args);
     INFO(file.filename().string() << ": " << r.err);
     CHECK(r.code == 2);
     CHECK(r.err.find(expect) != std::string::npos);
@@ -198,9 +165,9 @@ TEST_CASE("every corpus input fails `trident validate` with exit 2 and the same 
     }
     std::vector<std::string> args = {"simulate", fs::relative(file, TRIDENT_SOURCE_DIR).string()};
     args.insert(args.end(), sets.begin(), sets.end());
-    const Result sim = trident(args);
+    const Result sim = run_trident(args);
     args[0] = "validate";
-    const Result val = trident(args);
+    const Result val = run_trident(args);
     INFO(file.filename().string() << ": " << val.err);
     CHECK(val.code == 2);
     CHECK(val.out.empty());
@@ -222,7 +189,8 @@ TEST_CASE("validate lists every problem of a file and an ok line for good files"
                          "  vocab_size: 3\nplan:\n  tensor_parallel: 8\n  micro_batch_size: 1\n"
                          "  global_batch_size: 16\n  schedule: 1F1B\n  precision: bf32\n"
                          "  colour: blue\n";
-  const Result r = trident({"validate", "scenarios/tiny.yaml", path, "configs/models/llama3-8b.yaml"});
+  const Result r =
+      run_trident({"validate", "scenarios/tiny.yaml", path, "configs/models/llama3-8b.yaml"});
   std::filesystem::remove(path);
   INFO(r.err);
   CHECK(r.code == 2);
@@ -234,7 +202,8 @@ TEST_CASE("validate lists every problem of a file and an ok line for good files"
         "trident validate: 6 problems in 1 of 3 files"}) {
     CHECK(r.err.find(fragment) != std::string::npos);
   }
-  CHECK(r.out.find("scenarios/tiny.yaml: ok (scenario: tiny-gpt on tiny-2node") != std::string::npos);
+  CHECK(r.out.find("scenarios/tiny.yaml: ok (scenario: tiny-gpt on tiny-2node") !=
+        std::string::npos);
   CHECK(r.out.find("configs/models/llama3-8b.yaml: ok (model: llama3-8b, 8.03B parameters)") !=
         std::string::npos);
 }
@@ -250,11 +219,11 @@ TEST_CASE("validate passes every shipped config and scenario", "[cli][validate]"
     }
   }
   REQUIRE(args.size() > 30);
-  const Result r = trident(args);
+  const Result r = run_trident(args);
   INFO(r.err);
   CHECK(r.code == 0);
   CHECK(r.err.empty());
   CHECK(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')) == args.size() - 1);
-  CHECK(trident({"validate"}).code == 2);
-  CHECK(trident({"validate", "--help"}).code == 0);
+  CHECK(run_trident({"validate"}).code == 2);
+  CHECK(run_trident({"validate", "--help"}).code == 0);
 }

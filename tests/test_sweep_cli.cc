@@ -20,28 +20,18 @@
 #include <thread>
 #include <vector>
 
+#include "cli_runner.h"
+
 extern char** environ;
 
 namespace {
 
 namespace fs = std::filesystem;
+using Result = trident::testing::CliResult;
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+std::string slurp(const std::string& path) { return trident::testing::read_file(path); }
+std::string quote(const std::string& s) { return trident::testing::shell_quote(s); }
+using trident::testing::run_trident;
 
 // A fresh scratch directory for one test case.
 std::string scratch(const std::string& name) {
@@ -50,29 +40,6 @@ std::string scratch(const std::string& name) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
-}
-
-// Runs `trident ARGS` in the source directory; stdout, stderr (not a terminal) and exit code.
-Result trident(const std::vector<std::string>& args) {
-  static int counter = 0;
-  const std::string err_file =
-      (fs::temp_directory_path() / ("trident_sweep_cli_" + std::to_string(::getpid()) + "_" +
-                                    std::to_string(counter++) + ".err"))
-          .string();
-  std::string cmd = "cd " + quote(TRIDENT_SOURCE_DIR) + " && " + quote(TRIDENT_BINARY);
-  for (const std::string& a : args) cmd += " " + quote(a);
-  cmd += " 2>" + quote(err_file);
-  Result r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = slurp(err_file);
-  fs::remove(err_file);
-  return r;
 }
 
 size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
@@ -118,8 +85,8 @@ const std::vector<std::string> kLongSweep = {"sweep",  "scenarios/tiny.yaml",
 }  // namespace
 
 TEST_CASE("sweep writes one row per point in point order, whatever --jobs", "[sweep][cli]") {
-  const Result one = trident({"sweep", "scenarios/tiny.yaml", "--jobs", "1"});
-  const Result three = trident({"sweep", "scenarios/tiny.yaml", "--jobs", "3"});
+  const Result one = run_trident({"sweep", "scenarios/tiny.yaml", "--jobs", "1"});
+  const Result three = run_trident({"sweep", "scenarios/tiny.yaml", "--jobs", "3"});
   INFO(one.err);
   REQUIRE(one.code == 0);
   REQUIRE(three.code == 0);
@@ -146,8 +113,8 @@ TEST_CASE("sweep writes one row per point in point order, whatever --jobs", "[sw
 
 TEST_CASE("failing and non-fitting points get their rows and the sweep goes on", "[sweep][cli]") {
   const Result r =
-      trident({"sweep", "scenarios/tiny.yaml", "--vary", "plan.num_microbatches=4", "--vary",
-               "plan.tensor_parallel=3,2", "--vary", "cluster.gpu.memory=80 GiB,1 GiB"});
+      run_trident({"sweep", "scenarios/tiny.yaml", "--vary", "plan.num_microbatches=4", "--vary",
+                   "plan.tensor_parallel=3,2", "--vary", "cluster.gpu.memory=80 GiB,1 GiB"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto rows = rows_of(r.out);
@@ -170,7 +137,7 @@ TEST_CASE("a sweep killed with SIGKILL and resumed equals an uninterrupted one",
   const std::string full = dir + "/full.csv", killed = dir + "/killed.csv";
   std::vector<std::string> args = kLongSweep;
   args.insert(args.end(), {"--jobs", "2", "--out", full});
-  REQUIRE(trident(args).code == 0);
+  REQUIRE(run_trident(args).code == 0);
   const std::string expected = slurp(full);
   REQUIRE(count_lines(expected) == 15);
 
@@ -207,21 +174,21 @@ TEST_CASE("a sweep killed with SIGKILL and resumed equals an uninterrupted one",
 
   std::vector<std::string> resume = kLongSweep;
   resume.insert(resume.end(), {"--jobs", "2", "--out", killed, "--resume"});
-  const Result r = trident(resume);
+  const Result r = run_trident(resume);
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(slurp(killed) == expected);
 
   // A torn last row (a crash mid-write) is dropped and its point run again.
   std::ofstream(killed, std::ios::binary) << expected.substr(0, expected.size() - 10);
-  REQUIRE(trident(resume).code == 0);
+  REQUIRE(run_trident(resume).code == 0);
   CHECK(slurp(killed) == expected);
 
   // Resuming a complete file changes nothing; resuming with another sweep is refused.
-  REQUIRE(trident(resume).code == 0);
+  REQUIRE(run_trident(resume).code == 0);
   CHECK(slurp(killed) == expected);
-  const Result other = trident({"sweep", "scenarios/tiny.yaml", "--vary",
-                                "plan.tensor_parallel=1,2", "--out", killed, "--resume"});
+  const Result other = run_trident({"sweep", "scenarios/tiny.yaml", "--vary",
+                                    "plan.tensor_parallel=1,2", "--out", killed, "--resume"});
   CHECK(other.code == 2);
   CHECK(other.err.find("header differs") != std::string::npos);
   CHECK(slurp(killed) == expected);
@@ -234,30 +201,30 @@ TEST_CASE("three shards merged equal the unsharded sweep byte for byte", "[sweep
                                           "plan.num_microbatches=1,2,4,...,64"};
   std::vector<std::string> whole = sweep;
   whole.insert(whole.end(), {"--out", dir + "/all.csv"});
-  REQUIRE(trident(whole).code == 0);
+  REQUIRE(run_trident(whole).code == 0);
   std::vector<std::string> merge = {"merge"};
   for (int i = 2; i >= 0; --i) {  // any order of files
     std::vector<std::string> shard = sweep;
     const std::string file = dir + "/shard" + std::to_string(i) + ".csv";
     shard.insert(shard.end(), {"--shard", std::to_string(i) + "/3", "--out", file});
-    const Result r = trident(shard);
+    const Result r = run_trident(shard);
     INFO(r.err);
     REQUIRE(r.code == 0);
     CHECK(count_lines(slurp(file)) == 1 + (i < 1 ? 3u : 2u));  // 7 points: 3, 2, 2
     merge.push_back(file);
   }
-  const Result merged = trident(merge);
+  const Result merged = run_trident(merge);
   INFO(merged.err);
   REQUIRE(merged.code == 0);
   CHECK(merged.out == slurp(dir + "/all.csv"));
 
   // A missing shard or a torn one is an error, not a silently short file.
-  const Result missing = trident({"merge", dir + "/shard0.csv", dir + "/shard2.csv"});
+  const Result missing = run_trident({"merge", dir + "/shard0.csv", dir + "/shard2.csv"});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("points missing") != std::string::npos);
   const std::string torn = slurp(dir + "/shard1.csv");
   std::ofstream(dir + "/shard1.csv", std::ios::binary) << torn.substr(0, torn.size() - 5);
-  const Result bad = trident(merge);
+  const Result bad = run_trident(merge);
   CHECK(bad.code == 2);
   CHECK(bad.err.find("incomplete") != std::string::npos);
   fs::remove_all(dir);
@@ -284,7 +251,7 @@ TEST_CASE("sweep and merge reject bad command lines with exit 2", "[sweep][cli][
       {{"compare", "scenarios/tiny.yaml", "--variant", "a:plan.tensor_parallel=3"}, "variant a"},
   };
   for (const Case& c : cases) {
-    const Result r = trident(c.args);
+    const Result r = run_trident(c.args);
     INFO(c.args.back() << " -> " << r.err);
     CHECK(r.code == 2);
     CHECK(r.err.find(c.fragment) != std::string::npos);
@@ -292,14 +259,14 @@ TEST_CASE("sweep and merge reject bad command lines with exit 2", "[sweep][cli][
     CHECK(r.out.empty());
   }
   for (const char* command : {"sweep", "compare", "merge"}) {
-    CHECK(trident({command, "--help"}).code == 0);
+    CHECK(run_trident({command, "--help"}).code == 0);
   }
 }
 
 TEST_CASE("compare: TP across nodes is slower, and exposed TP communication explains it",
           "[compare][cli]") {
-  const Result r = trident({"compare", "scenarios/tp-placement.yaml", "--tp-placement",
-                            "intra,inter", "--format", "json"});
+  const Result r = run_trident({"compare", "scenarios/tp-placement.yaml", "--tp-placement",
+                                "intra,inter", "--format", "json"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -318,15 +285,15 @@ TEST_CASE("compare: TP across nodes is slower, and exposed TP communication expl
   CHECK(intra["step_time_ratio"].get<double>() == 1.0);
 
   const Result table =
-      trident({"compare", "scenarios/tp-placement.yaml", "--tp-placement", "intra,inter"});
+      run_trident({"compare", "scenarios/tp-placement.yaml", "--tp-placement", "intra,inter"});
   REQUIRE(table.code == 0);
   CHECK(table.out.find("exposed TP comm") != std::string::npos);
   CHECK(table.out.find("vs first") != std::string::npos);
 }
 
 TEST_CASE("compare --variant prints one CSV row per variant", "[compare][cli]") {
-  const Result r = trident({"compare", "scenarios/tiny.yaml", "--variant", "base:", "--variant",
-                            "m16:plan.num_microbatches=16", "--format", "csv"});
+  const Result r = run_trident({"compare", "scenarios/tiny.yaml", "--variant", "base:", "--variant",
+                                "m16:plan.num_microbatches=16", "--format", "csv"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   REQUIRE(count_lines(r.out) == 3);
@@ -367,7 +334,7 @@ echo $RANDOM
                           " scripts/slurm_sweep.sh -n 3 -o " + quote(dir + "/out") +
                           " scenarios/tiny.yaml >/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
-  const Result whole = trident({"sweep", "scenarios/tiny.yaml"});
+  const Result whole = run_trident({"sweep", "scenarios/tiny.yaml"});
   REQUIRE(whole.code == 0);
   CHECK(slurp(dir + "/out/sweep.csv") == whole.out);
   CHECK(fs::exists(dir + "/out/shard-2.csv"));

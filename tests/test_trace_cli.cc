@@ -12,43 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "cli_runner.h"
+
 namespace {
 
 namespace fs = std::filesystem;
+using Run = trident::testing::CliResult;
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs `trident ARGS` from the source directory, capturing stdout, stderr and exit code.
-Run run_trident(const std::vector<std::string>& args, const fs::path& dir) {
-  const fs::path err_file = dir / "stderr.txt";
-  std::string cmd = "cd " + shell_quote(TRIDENT_SOURCE_DIR) + " && " + shell_quote(TRIDENT_BINARY);
-  for (const std::string& a : args) cmd += " " + shell_quote(a);
-  cmd += " 2>" + shell_quote(err_file.string());
-  Run r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = slurp(err_file);
-  fs::remove(err_file);
-  return r;
+std::string slurp(const fs::path& path) { return trident::testing::read_file(path.string()); }
+Run run_trident(const std::vector<std::string>& args, const fs::path&) {
+  return trident::testing::run_trident(args);
 }
 
 // A fresh, empty directory for one test's files, removed afterwards.
