@@ -21,7 +21,7 @@ bool parse_command_line(const std::vector<std::string>& args, const po::options_
     return false;
   }
   po::notify(*vm);
-  if (positional->empty()) throw po::error(missing);
+  if (positional->empty() && !missing.empty()) throw po::error(missing);
   return true;
 }
 

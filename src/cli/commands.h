@@ -18,6 +18,8 @@ int run_compare_command(const std::vector<std::string>& args);
 int run_merge_command(const std::vector<std::string>& args);
 // trident validate FILE... [--set K=V]...: every problem of every file, exit 2 if any
 int run_validate_command(const std::vector<std::string>& args);
+// trident schema [--format markdown|json]: every setting, from the settings table
+int run_schema_command(const std::vector<std::string>& args);
 
 }  // namespace trident
 

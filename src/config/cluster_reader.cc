@@ -8,23 +8,13 @@ NvlinkSpec read_nvlink(const MapReader& nv, int gpus_per_node) {
   nv.check_keys();
   NvlinkSpec spec;
   nv.field([&] {
-    spec.island_size = static_cast<int>(
-        nv.opt_int("island_size", 1, limits::kMaxIslandSize).value_or(gpus_per_node));
+    spec.island_size = static_cast<int>(nv.integer("island_size").value_or(gpus_per_node));
   });
-  nv.field([&] {
-    spec.bandwidth =
-        nv.req_quantity("bandwidth", Dimension::kBandwidth, false, limits::kMaxLinkBandwidth);
-  });
-  nv.field([&] {
-    spec.latency = nv.req_quantity("latency", Dimension::kTime, true, limits::kMaxLatency);
-  });
-  nv.field([&] {
-    spec.protocol_efficiency = nv.opt_number("protocol_efficiency", 0, true, 1).value_or(1.0);
-  });
-  nv.field([&] {
-    spec.in_switch_reduction_efficiency =
-        nv.opt_number("in_switch_reduction_efficiency", 0, true, 1).value_or(0.0);
-  });
+  nv.field([&] { spec.bandwidth = *nv.number("bandwidth"); });
+  nv.field([&] { spec.latency = *nv.number("latency"); });
+  nv.field([&] { spec.protocol_efficiency = *nv.number("protocol_efficiency"); });
+  nv.field(
+      [&] { spec.in_switch_reduction_efficiency = *nv.number("in_switch_reduction_efficiency"); });
   return spec;
 }
 
@@ -32,32 +22,17 @@ NetworkSpec read_network(const MapReader& net, int gpus_per_node) {
   net.check_keys();
   NetworkSpec spec;
   net.field([&] {
-    const std::string topology =
-        net.opt_choice("topology", {"single-switch", "fat-tree"}).value_or("fat-tree");
-    spec.topology = topology == "single-switch" ? Topology::kSingleSwitch : Topology::kFatTree;
+    spec.topology =
+        *net.text("topology") == "single-switch" ? Topology::kSingleSwitch : Topology::kFatTree;
   });
   net.field([&] {
-    spec.nics_per_node = static_cast<int>(
-        net.opt_int("nics_per_node", 1, limits::kMaxNicsPerNode).value_or(gpus_per_node));
+    spec.nics_per_node = static_cast<int>(net.integer("nics_per_node").value_or(gpus_per_node));
   });
-  net.field([&] {
-    spec.nic_bandwidth =
-        net.req_quantity("nic_bandwidth", Dimension::kBandwidth, false, limits::kMaxLinkBandwidth);
-  });
-  net.field([&] {
-    spec.latency = net.req_quantity("latency", Dimension::kTime, true, limits::kMaxLatency);
-  });
-  net.field([&] {
-    spec.oversubscription =
-        net.opt_number("oversubscription", 1, false, limits::kMaxOversubscription).value_or(1.0);
-  });
-  net.field([&] {
-    spec.nodes_per_leaf =
-        static_cast<int>(net.opt_int("nodes_per_leaf", 1, limits::kMaxNodes).value_or(16));
-  });
-  net.field([&] {
-    spec.protocol_efficiency = net.opt_number("protocol_efficiency", 0, true, 1).value_or(1.0);
-  });
+  net.field([&] { spec.nic_bandwidth = *net.number("nic_bandwidth"); });
+  net.field([&] { spec.latency = *net.number("latency"); });
+  net.field([&] { spec.oversubscription = *net.number("oversubscription"); });
+  net.field([&] { spec.nodes_per_leaf = static_cast<int>(*net.integer("nodes_per_leaf")); });
+  net.field([&] { spec.protocol_efficiency = *net.number("protocol_efficiency"); });
   return spec;
 }
 
@@ -66,7 +41,7 @@ NetworkSpec read_network(const MapReader& net, int gpus_per_node) {
 GpuSpec read_gpu(const MapReader& gpu) {
   gpu.check_keys();
   GpuSpec spec;
-  gpu.field([&] { spec.name = gpu.req_string("name"); });
+  gpu.field([&] { spec.name = *gpu.text("name"); });
 
   gpu.field([&] {
     MapReader peaks = gpu.req_map("peak_flops");
@@ -75,8 +50,7 @@ GpuSpec read_gpu(const MapReader& gpu) {
     for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kTf32,
                         Precision::kFp32}) {
       failed |= !peaks.field([&] {
-        if (auto v = peaks.opt_quantity(precision_name(p), Dimension::kFlopRate, false,
-                                        limits::kMaxPeakFlops)) {
+        if (auto v = peaks.number(precision_name(p))) {
           spec.peak_flops[p] = *v;
         }
       });
@@ -87,34 +61,26 @@ GpuSpec read_gpu(const MapReader& gpu) {
                "`bf16: 312 TFLOPS`)");
     }
   });
-  gpu.field([&] {
-    spec.memory_bytes = gpu.req_quantity("memory", Dimension::kBytes, false, limits::kMaxGpuMemory);
-  });
-  gpu.field([&] {
-    spec.memory_bandwidth = gpu.req_quantity("memory_bandwidth", Dimension::kBandwidth, false,
-                                             limits::kMaxMemoryBandwidth);
-  });
+  gpu.field([&] { spec.memory_bytes = *gpu.number("memory"); });
+  gpu.field([&] { spec.memory_bandwidth = *gpu.number("memory_bandwidth"); });
 
   gpu.field([&] {
-    auto eff = gpu.opt_map("efficiency");
-    if (!eff) return;
-    eff->check_keys();
+    // Absent, the block takes every default of its table.
+    static const YamlNode kEmptyMap = [] {
+      YamlNode n;
+      n.kind = YamlNode::Kind::kMap;
+      return n;
+    }();
+    const MapReader eff = gpu.opt_map("efficiency")
+                              .value_or(MapReader(kEmptyMap, gpu.key_path("efficiency"),
+                                                  gpu.where(), gpu.diagnostics()));
+    eff.check_keys();
     ComputeEfficiency& e = spec.efficiency;
-    eff->field([&] { e.gemm = eff->opt_number("gemm", 0, true, 1).value_or(e.gemm); });
-    eff->field([&] {
-      e.gemm_half_flops =
-          eff->opt_quantity("gemm_half_size", Dimension::kFlops, true, limits::kMaxGemmHalfFlops)
-              .value_or(e.gemm_half_flops);
-    });
-    eff->field([&] { e.memory = eff->opt_number("memory", 0, true, 1).value_or(e.memory); });
-    eff->field([&] {
-      e.kernel_overhead_s =
-          eff->opt_quantity("kernel_overhead", Dimension::kTime, true, limits::kMaxLatency)
-              .value_or(e.kernel_overhead_s);
-    });
-    eff->field([&] {
-      e.sm_count = static_cast<int>(eff->opt_int("sm_count", 1, 100000).value_or(e.sm_count));
-    });
+    eff.field([&] { e.gemm = *eff.number("gemm"); });
+    eff.field([&] { e.gemm_half_flops = *eff.number("gemm_half_size"); });
+    eff.field([&] { e.memory = *eff.number("memory"); });
+    eff.field([&] { e.kernel_overhead_s = *eff.number("kernel_overhead"); });
+    eff.field([&] { e.sm_count = static_cast<int>(eff.integer("sm_count").value_or(0)); });
   });
   return spec;
 }
@@ -123,13 +89,10 @@ ClusterSpec read_cluster(const MapReader& map) {
   const std::size_t before = map.problems();
   map.check_keys();
   ClusterSpec c;
-  map.field([&] { c.name = map.req_string("name"); });
+  map.field([&] { c.name = *map.text("name"); });
   map.field([&] { c.gpu = read_gpu(map.req_map("gpu")); });
-  bool sized =
-      map.field([&] { c.nodes = static_cast<int>(map.req_int("nodes", 1, limits::kMaxNodes)); });
-  sized &= map.field([&] {
-    c.gpus_per_node = static_cast<int>(map.req_int("gpus_per_node", 1, limits::kMaxGpusPerNode));
-  });
+  bool sized = map.field([&] { c.nodes = static_cast<int>(*map.integer("nodes")); });
+  sized &= map.field([&] { c.gpus_per_node = static_cast<int>(*map.integer("gpus_per_node")); });
   if (sized) {
     map.field([&] {
       const std::int64_t gpus = checked_mul(c.nodes, c.gpus_per_node);

@@ -10,6 +10,7 @@
 #include "config/did_you_mean.h"
 #include "config/limits.h"
 #include "config/schema.h"
+#include "config/settings.h"
 
 namespace trident {
 
@@ -172,10 +173,11 @@ std::int64_t MapReader::req_int(const std::string& key, std::int64_t min, std::i
 }
 
 std::optional<double> MapReader::opt_number(const std::string& key, double lo, bool lo_open,
-                                            double hi) const {
+                                            double hi, bool zero_allowed) const {
   if (!has(key)) return std::nullopt;
-  const std::string expected = std::string("a number in ") + (lo_open ? "(" : "[") +
-                               short_double(lo) + ", " + short_double(hi) + "]";
+  const std::string expected = std::string(zero_allowed ? "0 or a number in " : "a number in ") +
+                               (lo_open ? "(" : "[") + short_double(lo) + ", " + short_double(hi) +
+                               "]";
   const YamlNode& v = scalar_or_fail(key, expected);
   double d = 0;
   if (v.quoted || !parse_plain_number(v.scalar, &d)) {
@@ -187,8 +189,8 @@ std::optional<double> MapReader::opt_number(const std::string& key, double lo, b
   return d;
 }
 
-std::optional<double> MapReader::opt_quantity(const std::string& key, Dimension dim,
-                                              bool allow_zero, double max) const {
+std::optional<double> MapReader::opt_quantity(const std::string& key, Dimension dim, double min,
+                                              bool min_open, double max) const {
   if (!has(key)) return std::nullopt;
   const std::string expected = std::string("a ") + dimension_name(dim) + ": " + accepted_units(dim);
   const YamlNode& v = scalar_or_fail(key, expected);
@@ -198,20 +200,18 @@ std::optional<double> MapReader::opt_quantity(const std::string& key, Dimension 
   std::string error;
   std::optional<double> q = parse_quantity(v.scalar, dim, &error);
   if (!q) fail(key, error);
-  if (!allow_zero && *q <= 0) {
+  if (*q <= 0 && (min > 0 || min_open)) {
     fail(key, "`" + v.scalar + "` must be greater than zero (expected a positive " +
-                  dimension_name(dim) + ")");
+                  dimension_name(dim) +
+                  (min > 0 ? ", at least " + format_quantity(min, dim) : std::string()) + ")");
+  }
+  if (*q < min || (min_open && *q == min)) {
+    fail(key, "`" + v.scalar + "` is below the lower limit of " + format_quantity(min, dim));
   }
   if (*q > max) {
     fail(key, "`" + v.scalar + "` exceeds the limit of " + format_quantity(max, dim));
   }
   return q;
-}
-
-double MapReader::req_quantity(const std::string& key, Dimension dim, bool allow_zero,
-                               double max) const {
-  require(key, std::string("a ") + dimension_name(dim) + " with a unit: " + accepted_units(dim));
-  return *opt_quantity(key, dim, allow_zero, max);
 }
 
 std::optional<bool> MapReader::opt_bool(const std::string& key) const {
@@ -236,6 +236,78 @@ std::optional<std::string> MapReader::opt_choice(const std::string& key,
   fail(key, "unknown value `" + excerpt(v.scalar) + "` (" +
                 (best.empty() ? "" : "did you mean `" + best + "`? ") + "expected " + expected +
                 ")");
+}
+
+const Setting& MapReader::declared(const std::string& key) const {
+  const Setting& row = setting(path_, key);
+  if (row.required && !has(key)) {
+    std::string expected;
+    switch (row.kind) {
+      case SettingKind::kInteger:
+        expected =
+            int_range(static_cast<std::int64_t>(row.min), static_cast<std::int64_t>(row.max));
+        break;
+      case SettingKind::kQuantity:
+        expected = std::string("a ") + dimension_name(row.dimension) +
+                   " with a unit: " + accepted_units(row.dimension);
+        break;
+      case SettingKind::kMap:
+        expected = "a map of settings";
+        break;
+      default:
+        expected = std::string("a ") + setting_kind_name(row.kind);
+        break;
+    }
+    require(key, expected);
+  }
+  return row;
+}
+
+std::optional<std::int64_t> MapReader::integer(const std::string& key) const {
+  const Setting& row = declared(key);
+  const auto min = static_cast<std::int64_t>(row.min), max = static_cast<std::int64_t>(row.max);
+  if (has(key)) return opt_int(key, min, max);
+  std::int64_t v = 0;
+  if (row.default_value.empty() || !parse_int64(row.default_value, &v)) return std::nullopt;
+  return v;
+}
+
+std::optional<double> MapReader::number(const std::string& key) const {
+  const Setting& row = declared(key);
+  if (row.kind == SettingKind::kQuantity) {
+    if (has(key)) return opt_quantity(key, row.dimension, row.min, row.min_open, row.max);
+    if (row.default_value.empty()) return std::nullopt;
+    return parse_quantity(row.default_value, row.dimension, nullptr);
+  }
+  if (has(key)) {
+    if (row.zero_allowed) {
+      const YamlNode* v = get(key);
+      double d = 0;
+      if (v->is_scalar() && !v->quoted && parse_plain_number(v->scalar, &d) && d == 0) return 0.0;
+    }
+    return opt_number(key, row.min, row.min_open, row.max, row.zero_allowed);
+  }
+  double d = 0;
+  if (row.default_value.empty() || !parse_plain_number(row.default_value, &d)) {
+    return std::nullopt;
+  }
+  return d;
+}
+
+std::optional<bool> MapReader::flag(const std::string& key) const {
+  const Setting& row = declared(key);
+  if (has(key)) return opt_bool(key);
+  if (row.default_value.empty()) return std::nullopt;
+  return row.default_value == "true";
+}
+
+std::optional<std::string> MapReader::text(const std::string& key) const {
+  const Setting& row = declared(key);
+  if (has(key)) {
+    return row.kind == SettingKind::kChoice ? opt_choice(key, row.choices) : opt_string(key);
+  }
+  if (row.default_value.empty()) return std::nullopt;
+  return row.default_value;
 }
 
 std::optional<MapReader> MapReader::opt_map(const std::string& key) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/diagnostics.h"
+#include "config/settings.h"
 #include "config/yaml_tree.h"
 #include "core/units.h"
 
@@ -67,14 +68,14 @@ class MapReader {
                                       std::int64_t max) const;
   std::int64_t req_int(const std::string& key, std::int64_t min, std::int64_t max) const;
 
-  // Plain numbers: in (lo, hi] when lo_open, else [lo, hi].
-  std::optional<double> opt_number(const std::string& key, double lo, bool lo_open,
-                                   double hi) const;
+  // Plain numbers: in (lo, hi] when lo_open, else [lo, hi]; also 0 when zero_allowed (the
+  // caller accepts it before asking).
+  std::optional<double> opt_number(const std::string& key, double lo, bool lo_open, double hi,
+                                   bool zero_allowed = false) const;
 
-  // Quantities with units (see core/units.h): > 0 unless allow_zero, and <= max.
-  std::optional<double> opt_quantity(const std::string& key, Dimension dim, bool allow_zero,
-                                     double max) const;
-  double req_quantity(const std::string& key, Dimension dim, bool allow_zero, double max) const;
+  // Quantities with units (see core/units.h): in (min, max] when min_open, else [min, max].
+  std::optional<double> opt_quantity(const std::string& key, Dimension dim, double min,
+                                     bool min_open, double max) const;
 
   // Booleans: true or false.
   std::optional<bool> opt_bool(const std::string& key) const;
@@ -83,12 +84,25 @@ class MapReader {
   std::optional<std::string> opt_choice(const std::string& key,
                                         const std::vector<std::string>& names) const;
 
+  // Settings declared in the table (config/settings.h) for this map's section: each reads
+  // `key` with the row's kind and range and returns the value written, else the row's default,
+  // else nullopt; a required row that is absent throws. Requires the row to exist and to be of
+  // the getter's kind (integer: kInteger; number: kNumber or kQuantity; flag: kBool; text:
+  // kString or kChoice).
+  std::optional<std::int64_t> integer(const std::string& key) const;
+  std::optional<double> number(const std::string& key) const;
+  std::optional<bool> flag(const std::string& key) const;
+  std::optional<std::string> text(const std::string& key) const;
+
   // A nested map; absent gives nullopt. Throws when the value is not a map.
   std::optional<MapReader> opt_map(const std::string& key) const;
   MapReader req_map(const std::string& key) const;
 
  private:
   const YamlNode& scalar_or_fail(const std::string& key, const std::string& expected) const;
+  // Returns the row of `key` in this section; throws "missing required key" when it is
+  // required and absent.
+  const Setting& declared(const std::string& key) const;
 
   const YamlNode* node_;
   std::string path_;

@@ -7,23 +7,17 @@ ModelSpec read_model(const MapReader& map) {
   const std::size_t before = map.problems();
   map.check_keys();
   ModelSpec m;
-  map.field([&] { m.name = map.req_string("name"); });
-  map.field(
-      [&] { m.num_layers = static_cast<int>(map.req_int("num_layers", 1, limits::kMaxLayers)); });
+  map.field([&] { m.name = *map.text("name"); });
+  map.field([&] { m.num_layers = static_cast<int>(*map.integer("num_layers")); });
+  map.field([&] { m.hidden_size = static_cast<int>(*map.integer("hidden_size")); });
+  map.field([&] { m.num_attention_heads = static_cast<int>(*map.integer("num_attention_heads")); });
   map.field([&] {
-    m.hidden_size = static_cast<int>(map.req_int("hidden_size", 1, limits::kMaxHiddenSize));
+    m.num_query_groups =
+        static_cast<int>(map.integer("num_query_groups").value_or(m.num_attention_heads));
   });
+  map.field([&] { m.swiglu = *map.flag("swiglu"); });
   map.field([&] {
-    m.num_attention_heads =
-        static_cast<int>(map.req_int("num_attention_heads", 1, limits::kMaxHeads));
-  });
-  map.field([&] {
-    m.num_query_groups = static_cast<int>(
-        map.opt_int("num_query_groups", 1, limits::kMaxHeads).value_or(m.num_attention_heads));
-  });
-  map.field([&] { m.swiglu = map.opt_bool("swiglu").value_or(false); });
-  map.field([&] {
-    if (auto ffn = map.opt_int("ffn_hidden_size", 1, limits::kMaxFfnHiddenSize)) {
+    if (auto ffn = map.integer("ffn_hidden_size")) {
       m.ffn_hidden_size = *ffn;
     } else if (m.swiglu) {
       map.fail("swiglu",
@@ -33,18 +27,11 @@ ModelSpec read_model(const MapReader& map) {
       m.ffn_hidden_size = 4 * static_cast<std::int64_t>(m.hidden_size);
     }
   });
+  map.field([&] { m.seq_length = static_cast<int>(*map.integer("seq_length")); });
+  map.field([&] { m.vocab_size = *map.integer("vocab_size"); });
+  map.field([&] { m.learned_position_embeddings = *map.text("position_embedding") == "learned"; });
   map.field([&] {
-    m.seq_length = static_cast<int>(map.req_int("seq_length", 1, limits::kMaxSeqLength));
-  });
-  map.field([&] { m.vocab_size = map.req_int("vocab_size", 1, limits::kMaxVocabSize); });
-  map.field([&] {
-    m.learned_position_embeddings =
-        map.opt_choice("position_embedding", {"learned", "rope", "alibi"}).value_or("learned") ==
-        "learned";
-  });
-  map.field([&] {
-    m.untie_embeddings_and_output_weights =
-        map.opt_bool("untie_embeddings_and_output_weights").value_or(false);
+    m.untie_embeddings_and_output_weights = *map.flag("untie_embeddings_and_output_weights");
   });
   if (map.problems() == before) report_issues(map, model_issues(m), false);
   return m;

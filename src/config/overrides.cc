@@ -3,16 +3,10 @@
 #include <cctype>
 
 #include "config/schema.h"
+#include "core/text.h"
 
 namespace trident {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 // Overridden values have no line or column: their "file" is the --set label.
 void clear_positions(YamlNode& node, const std::string& label) {

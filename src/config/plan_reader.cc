@@ -96,21 +96,11 @@ void report_issues(const MapReader& map, const std::vector<SpecIssue>& issues, b
 PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.check_keys();
   PlanSpec p;
-  map.field([&] {
-    p.tensor = static_cast<int>(map.opt_int("tensor_parallel", 1, limits::kMaxGpus).value_or(1));
-  });
-  map.field([&] {
-    p.pipeline =
-        static_cast<int>(map.opt_int("pipeline_parallel", 1, limits::kMaxGpus).value_or(1));
-  });
+  map.field([&] { p.tensor = static_cast<int>(*map.integer("tensor_parallel")); });
+  map.field([&] { p.pipeline = static_cast<int>(*map.integer("pipeline_parallel")); });
   given->data = map.has("data_parallel");
-  map.field([&] {
-    p.data = static_cast<int>(map.opt_int("data_parallel", 1, limits::kMaxGpus).value_or(0));
-  });
-  map.field([&] {
-    p.micro_batch_size =
-        static_cast<int>(map.req_int("micro_batch_size", 1, limits::kMaxMicroBatchSize));
-  });
+  map.field([&] { p.data = static_cast<int>(map.integer("data_parallel").value_or(0)); });
+  map.field([&] { p.micro_batch_size = static_cast<int>(*map.integer("micro_batch_size")); });
 
   given->global_batch_size = map.has("global_batch_size");
   given->num_microbatches = map.has("num_microbatches");
@@ -126,54 +116,33 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
     }
   });
   map.field([&] {
-    p.global_batch_size = static_cast<int>(
-        map.opt_int("global_batch_size", 1, limits::kMaxGlobalBatchSize).value_or(0));
-  });
-  map.field([&] {
-    p.num_microbatches =
-        static_cast<int>(map.opt_int("num_microbatches", 1, limits::kMaxMicrobatches).value_or(0));
-  });
-
-  map.field([&] {
-    const std::string schedule =
-        map.opt_choice("schedule", {"gpipe", "1f1b", "interleaved-1f1b"}).value_or("1f1b");
-    parse_schedule(schedule, &p.schedule);
-  });
-  map.field([&] {
-    p.virtual_stages =
-        static_cast<int>(map.opt_int("virtual_stages", 1, limits::kMaxVirtualStages).value_or(1));
-  });
-  map.field([&] { p.sequence_parallel = map.opt_bool("sequence_parallel").value_or(false); });
-  map.field([&] {
-    const std::string recompute =
-        map.opt_choice("recompute", {"none", "selective", "full"}).value_or("none");
-    parse_recompute(recompute, &p.recompute);
+    p.global_batch_size = static_cast<int>(map.integer("global_batch_size").value_or(0));
   });
   map.field(
-      [&] { p.distributed_optimizer = map.opt_bool("distributed_optimizer").value_or(false); });
-  map.field([&] { p.overlap_grad_reduce = map.opt_bool("overlap_grad_reduce").value_or(false); });
-  map.field([&] {
-    p.grad_bucket_size = map.opt_int("grad_bucket_size", 1, limits::kMaxGradBucketSize).value_or(0);
-  });
+      [&] { p.num_microbatches = static_cast<int>(map.integer("num_microbatches").value_or(0)); });
+
+  map.field([&] { parse_schedule(*map.text("schedule"), &p.schedule); });
+  map.field([&] { p.virtual_stages = static_cast<int>(*map.integer("virtual_stages")); });
+  map.field([&] { p.sequence_parallel = *map.flag("sequence_parallel"); });
+  map.field([&] { parse_recompute(*map.text("recompute"), &p.recompute); });
+  map.field([&] { p.distributed_optimizer = *map.flag("distributed_optimizer"); });
+  map.field([&] { p.overlap_grad_reduce = *map.flag("overlap_grad_reduce"); });
+  map.field([&] { p.grad_bucket_size = map.integer("grad_bucket_size").value_or(0); });
   map.field([&] {
     if (map.has("placement")) p.placement = read_placement(map);
   });
-  map.field([&] {
-    const std::string precision =
-        map.opt_choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"}).value_or("bf16");
-    parse_precision(precision, &p.precision);
-  });
+  map.field([&] { parse_precision(*map.text("precision"), &p.precision); });
 
   map.field([&] {
     if (map.has("pipeline_layers")) p.pipeline_layers = read_layer_list(map);
   });
   map.field([&] {
-    if (auto n = map.opt_int("decoder_first_pipeline_num_layers", 1, limits::kMaxLayers)) {
+    if (auto n = map.integer("decoder_first_pipeline_num_layers")) {
       given->first_stage_layers = static_cast<int>(*n);
     }
   });
   map.field([&] {
-    if (auto n = map.opt_int("decoder_last_pipeline_num_layers", 1, limits::kMaxLayers)) {
+    if (auto n = map.integer("decoder_last_pipeline_num_layers")) {
       given->last_stage_layers = static_cast<int>(*n);
     }
   });

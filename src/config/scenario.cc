@@ -128,8 +128,8 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
     failed.push_back("cluster");
   }
 
-  top.field([&] { s.name = top.opt_string("name").value_or(""); });
-  top.field([&] { s.description = top.opt_string("description").value_or(""); });
+  top.field([&] { s.name = top.text("name").value_or(""); });
+  top.field([&] { s.description = top.text("description").value_or(""); });
   const std::size_t before = problem_count(diag);
   if (!is_failed("cluster")) {
     top.field([&] { s.cluster = read_cluster(section_reader(*root, "cluster", diag)); });

@@ -1,5 +1,5 @@
-// The set of keys each YAML map may hold. One table shared by the section readers (unknown
-// key checks) and by `--set` / `sweep:` (key path checks), so they cannot disagree.
+// The set of keys each YAML map may hold, from the settings table (config/settings.h): shared
+// by the section readers (unknown-key checks) and `--set` / `sweep:` (key path checks).
 #ifndef TRIDENT_CONFIG_SCHEMA_H_
 #define TRIDENT_CONFIG_SCHEMA_H_
 

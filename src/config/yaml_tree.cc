@@ -84,21 +84,6 @@ SourceLocation location_of(const YamlMark& mark, const std::string& key) {
   return loc;
 }
 
-std::vector<std::string> split_key_path(const std::string& path) {
-  std::vector<std::string> parts;
-  std::string part;
-  for (char c : path) {
-    if (c == '.') {
-      parts.push_back(part);
-      part.clear();
-    } else {
-      part += c;
-    }
-  }
-  parts.push_back(part);
-  return parts;
-}
-
 const YamlNode* find_path(const YamlNode& root, const std::string& path,
                           const YamlEntry** entry_out) {
   const YamlNode* node = &root;

@@ -12,6 +12,7 @@
 
 #include "config/diagnostics.h"
 #include "core/errors.h"
+#include "core/text.h"
 
 namespace trident {
 
@@ -86,9 +87,6 @@ SourceLocation location_of(const YamlMark& mark, const std::string& key);
 // If `entry_out` is non-null it receives the entry holding the node.
 const YamlNode* find_path(const YamlNode& root, const std::string& path,
                           const YamlEntry** entry_out = nullptr);
-
-// Splits "a.b.c" into {"a", "b", "c"}.
-std::vector<std::string> split_key_path(const std::string& path);
 
 }  // namespace trident
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
+
 namespace trident {
 namespace {
 
@@ -126,13 +128,6 @@ std::string case_hint(const std::string& symbol) {
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 // Length of the decimal number at the start of `s` ([+-]digits[.digits][e[+-]digits]),
 // or 0 when there is none.

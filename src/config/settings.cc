@@ -1,0 +1,428 @@
+// The settings table (config/settings.h). Field limits come from config/limits.h; every
+// quantity has a lower limit as well as an upper one, so a slipped exponent (`1e-300 GB/s`) is
+// refused at load instead of stalling the engine.
+#include "config/settings.h"
+
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+#include "config/limits.h"
+
+namespace trident {
+namespace {
+
+// Lower limits of quantities: far below any part of that kind, far above rounding noise.
+constexpr double kMinLinkBandwidth = 1e6;    // 1 MB/s
+constexpr double kMinMemoryBandwidth = 1e9;  // 1 GB/s
+constexpr double kMinGpuMemory = 1 << 20;    // 1 MiB
+constexpr double kMinPeakFlops = 1e9;        // 1 GFLOPS
+constexpr double kMinEfficiency = 1e-3;      // a fraction of peak or of link bandwidth
+
+// Row builders: the kind and its range; modifiers below add the rest.
+Setting row(std::string key, SettingKind kind, std::string doc) {
+  Setting s;
+  s.key = std::move(key);
+  s.kind = kind;
+  s.doc = std::move(doc);
+  return s;
+}
+Setting integer(std::string key, double min, double max, std::string doc) {
+  Setting s = row(std::move(key), SettingKind::kInteger, std::move(doc));
+  s.min = min;
+  s.max = max;
+  return s;
+}
+Setting number(std::string key, double min, double max, std::string doc) {
+  Setting s = row(std::move(key), SettingKind::kNumber, std::move(doc));
+  s.min = min;
+  s.max = max;
+  return s;
+}
+Setting quantity(std::string key, Dimension dim, double min, double max, std::string doc) {
+  Setting s = row(std::move(key), SettingKind::kQuantity, std::move(doc));
+  s.dimension = dim;
+  s.min = min;
+  s.max = max;
+  return s;
+}
+Setting choice(std::string key, std::vector<std::string> names, std::string doc) {
+  Setting s = row(std::move(key), SettingKind::kChoice, std::move(doc));
+  s.choices = std::move(names);
+  return s;
+}
+Setting boolean(std::string key, std::string doc) {
+  return row(std::move(key), SettingKind::kBool, std::move(doc));
+}
+
+Setting def(Setting s, std::string value) {
+  s.default_value = std::move(value);
+  return s;
+}
+Setting req(Setting s) {
+  s.required = true;
+  return s;
+}
+Setting derived(Setting s, std::string how) {
+  s.derived = std::move(how);
+  return s;
+}
+Setting mg(Setting s, std::string megatron) {
+  s.megatron = std::move(megatron);
+  return s;
+}
+Setting hf(Setting s, std::string name) {
+  s.hugging_face = std::move(name);
+  return s;
+}
+
+std::vector<SettingSection> build_sections() {
+  using D = Dimension;
+  using K = SettingKind;
+  std::vector<SettingSection> out;
+  out.push_back(
+      {"",
+       "The scenario file: a cluster, a model and a plan (each inline or a reference), plus "
+       "optional overrides and sweep axes.",
+       {
+           row("name", K::kString, "Scenario name, shown in reports."),
+           row("description", K::kString, "Free text for people."),
+           req(row("cluster", K::kMap,
+                   "The cluster: a shipped name's file path, a path relative to this file, or an "
+                   "inline map (section `cluster`).")),
+           req(row("model", K::kMap,
+                   "The model: a path to a model YAML file or a Hugging Face config.json "
+                   "(`hf:` prefix or `.json`), or an inline map (section `model`).")),
+           req(row("plan", K::kMap,
+                   "The parallel plan: a path or an inline map (section `plan`).")),
+           row("overrides", K::kMap,
+               "Settings applied after references are loaded, as `--set` does: dotted key paths "
+               "to values, e.g. `plan.tensor_parallel: 4`."),
+           row("sweep", K::kMap,
+               "Axes for `trident sweep`: dotted key paths to non-empty lists of values."),
+       }});
+  out.push_back(
+      {"cluster",
+       "GPU nodes joined by NVLink islands and an inter-island network.",
+       {
+           req(row("name", K::kString, "Cluster name, shown in reports.")),
+           req(row("gpu", K::kMap,
+                   "The GPU: a path to a GPU file (configs/gpus/) or an inline map (section "
+                   "`cluster.gpu`).")),
+           req(integer("nodes", 1, limits::kMaxNodes, "Nodes in the cluster.")),
+           req(integer("gpus_per_node", 1, limits::kMaxGpusPerNode, "GPUs per node.")),
+           req(row("nvlink", K::kMap, "The NVLink islands (section `cluster.nvlink`).")),
+           req(row("network", K::kMap, "The network between islands (section `cluster.network`).")),
+       }});
+  out.push_back(
+      {"cluster.gpu",
+       "One GPU: dense peaks, memory and the compute model's fitted parameters "
+       "(docs/calibration.md).",
+       {
+           req(row("name", K::kString, "GPU name, shown in reports.")),
+           req(row("peak_flops", K::kMap,
+                   "Dense tensor-core peak per precision (section `cluster.gpu.peak_flops`); at "
+                   "least one.")),
+           req(quantity("memory", D::kBytes, kMinGpuMemory, limits::kMaxGpuMemory,
+                        "HBM capacity per GPU.")),
+           req(quantity("memory_bandwidth", D::kBandwidth, kMinMemoryBandwidth,
+                        limits::kMaxMemoryBandwidth, "HBM bandwidth per GPU (datasheet).")),
+           row("efficiency", K::kMap,
+               "Compute model parameters (section `cluster.gpu.efficiency`); absent: its "
+               "defaults."),
+       }});
+  std::vector<Setting> peaks;
+  for (const char* p : {"bf16", "fp16", "fp8", "tf32", "fp32"}) {
+    peaks.push_back(quantity(p, D::kFlopRate, kMinPeakFlops, limits::kMaxPeakFlops,
+                             std::string("Dense ") + p + " tensor-core peak (datasheet)."));
+  }
+  out.push_back({"cluster.gpu.peak_flops",
+                 "Dense peak FLOP rate per precision; a plan's `precision` needs its entry.",
+                 std::move(peaks)});
+  out.push_back(
+      {"cluster.gpu.efficiency",
+       "The compute model (workload/compute_model.h), fitted once per GPU type on measured "
+       "kernels, never per scenario.",
+       {
+           def(number("gemm", kMinEfficiency, 1, "Fraction of peak that large GEMMs reach."),
+               "0.75"),
+           def(quantity("gemm_half_size", D::kFlops, 0, limits::kMaxGemmHalfFlops,
+                        "GEMM size at which its efficiency is half of `gemm` (the size ramp)."),
+               "2 GFLOP"),
+           def(number("memory", kMinEfficiency, 1,
+                      "Fraction of HBM bandwidth that memory-bound kernels reach."),
+               "0.8"),
+           def(quantity("kernel_overhead", D::kTime, 0, limits::kMaxLatency,
+                        "Fixed cost per kernel (launch and tail)."),
+               "0 s"),
+           derived(integer("sm_count", 1, 100000,
+                           "Streaming multiprocessors: GEMMs run in waves of 128×128 output "
+                           "tiles over them."),
+                   "none: no wave quantization"),
+       }});
+  Setting in_switch = def(number("in_switch_reduction_efficiency", kMinEfficiency, 1,
+                                 "In-switch reduction (NVLink SHARP, NCCL's NVLS): all-reduces "
+                                 "inside an island run at this fraction of link bandwidth; 0: "
+                                 "none, rings are used."),
+                          "0");
+  in_switch.zero_allowed = true;
+  out.push_back(
+      {"cluster.nvlink",
+       "NVLink islands: GPUs joined by NVSwitch, one full-duplex link per GPU.",
+       {
+           derived(integer("island_size", 1, limits::kMaxIslandSize,
+                           "GPUs per island; a multiple or divisor of gpus_per_node (72 for an "
+                           "NVL72 rack)."),
+                   "gpus_per_node"),
+           req(quantity("bandwidth", D::kBandwidth, kMinLinkBandwidth, limits::kMaxLinkBandwidth,
+                        "Per GPU, per direction.")),
+           req(quantity("latency", D::kTime, 0, limits::kMaxLatency, "GPU to GPU.")),
+           def(number("protocol_efficiency", kMinEfficiency, 1,
+                      "Achieved fraction of link bandwidth for bulk transfers (NCCL protocol)."),
+               "1"),
+           in_switch,
+       }});
+  out.push_back(
+      {"cluster.network",
+       "The network between NVLink islands. GPU i of a node uses NIC i mod nics_per_node.",
+       {
+           def(choice("topology", {"single-switch", "fat-tree"},
+                      "One non-blocking switch, or a fat tree of leaf groups."),
+               "fat-tree"),
+           derived(integer("nics_per_node", 1, limits::kMaxNicsPerNode, "NICs per node."),
+                   "gpus_per_node"),
+           req(quantity("nic_bandwidth", D::kBandwidth, kMinLinkBandwidth,
+                        limits::kMaxLinkBandwidth,
+                        "Per NIC, per direction (`400 Gbps` is bits, `50 GB/s` bytes).")),
+           req(quantity("latency", D::kTime, 0, limits::kMaxLatency,
+                        "GPU to GPU across the fabric.")),
+           def(number("oversubscription", 1, limits::kMaxOversubscription,
+                      "Fat tree: leaf downlink / uplink capacity ratio (1: non-blocking)."),
+               "1"),
+           def(integer("nodes_per_leaf", 1, limits::kMaxNodes,
+                       "Fat tree: nodes below one leaf switch group."),
+               "16"),
+           def(number("protocol_efficiency", kMinEfficiency, 1,
+                      "Achieved fraction of NIC bandwidth for bulk transfers."),
+               "1"),
+       }});
+  out.push_back(
+      {"model",
+       "A decoder-only transformer; field names follow Megatron-LM, and a Hugging Face "
+       "config.json is read through the names shown.",
+       {
+           req(row("name", K::kString, "Model name, shown in reports.")),
+           hf(mg(req(integer("num_layers", 1, limits::kMaxLayers, "Transformer layers.")),
+                 "--num-layers"),
+              "num_hidden_layers"),
+           hf(mg(req(integer("hidden_size", 1, limits::kMaxHiddenSize, "Model width h.")),
+                 "--hidden-size"),
+              "hidden_size"),
+           hf(mg(req(integer("num_attention_heads", 1, limits::kMaxHeads, "Attention heads a.")),
+                 "--num-attention-heads"),
+              "num_attention_heads"),
+           hf(mg(derived(integer("num_query_groups", 1, limits::kMaxHeads,
+                                 "Key/value heads (grouped-query attention)."),
+                         "num_attention_heads"),
+                 "--num-query-groups"),
+              "num_key_value_heads"),
+           hf(mg(derived(integer("ffn_hidden_size", 1, limits::kMaxFfnHiddenSize,
+                                 "MLP width (required with swiglu)."),
+                         "4 × hidden_size"),
+                 "--ffn-hidden-size"),
+              "intermediate_size"),
+           mg(req(integer("seq_length", 1, limits::kMaxSeqLength, "Training sequence length s.")),
+              "--seq-length"),
+           hf(mg(req(integer("vocab_size", 1, limits::kMaxVocabSize, "Vocabulary size V.")),
+                 "--vocab-size"),
+              "vocab_size"),
+           mg(def(boolean("swiglu", "Gated MLP with three weight matrices (Llama)."), "false"),
+              "--swiglu"),
+           mg(def(choice("position_embedding", {"learned", "rope", "alibi"},
+                         "Learned absolute positions (an s×h table) or none in weights."),
+                  "learned"),
+              "--position-embedding-type"),
+           hf(mg(def(boolean("untie_embeddings_and_output_weights",
+                             "Separate output (logits) matrix instead of the word embeddings."),
+                     "false"),
+                 "--untie-embeddings-and-output-weights"),
+              "tie_word_embeddings (negated)"),
+       }});
+  out.push_back(
+      {"plan",
+       "The parallel plan: tensor × pipeline × data parallel GPUs, batch, schedule and "
+       "Megatron-LM's memory and overlap options.",
+       {
+           mg(def(integer("tensor_parallel", 1, limits::kMaxGpus,
+                          "Tensor-parallel size t: each layer's matrices split over t GPUs."),
+                  "1"),
+              "--tensor-model-parallel-size"),
+           mg(def(integer("pipeline_parallel", 1, limits::kMaxGpus,
+                          "Pipeline-parallel size p: the layers split into p stages."),
+                  "1"),
+              "--pipeline-model-parallel-size"),
+           derived(integer("data_parallel", 1, limits::kMaxGpus, "Data-parallel size d."),
+                   "cluster GPUs / (tensor_parallel × pipeline_parallel)"),
+           mg(req(integer("micro_batch_size", 1, limits::kMaxMicroBatchSize,
+                          "Sequences per micro-batch.")),
+              "--micro-batch-size"),
+           mg(derived(integer("global_batch_size", 1, limits::kMaxGlobalBatchSize,
+                              "Sequences per step; give this or num_microbatches."),
+                      "num_microbatches × micro_batch_size × data_parallel"),
+              "--global-batch-size"),
+           derived(integer("num_microbatches", 1, limits::kMaxMicrobatches,
+                           "Micro-batches per pipeline per step; give this or "
+                           "global_batch_size."),
+                   "global_batch_size / (micro_batch_size × data_parallel)"),
+           def(choice("schedule", {"gpipe", "1f1b", "interleaved-1f1b"}, "Pipeline schedule."),
+               "1f1b"),
+           mg(def(integer("virtual_stages", 1, limits::kMaxVirtualStages,
+                          "Model chunks per GPU (interleaved-1f1b)."),
+                  "1"),
+              "--num-virtual-stages-per-pipeline-rank"),
+           mg(def(boolean("sequence_parallel",
+                          "Split layer norm and dropout over the TP group (reduce-scatter + "
+                          "all-gather instead of all-reduce)."),
+                  "false"),
+              "--sequence-parallel"),
+           mg(def(choice("recompute", {"none", "selective", "full"},
+                         "Activation recomputation (Korthikanti et al. 2022)."),
+                  "none"),
+              "--recompute-granularity"),
+           mg(def(boolean("distributed_optimizer",
+                          "ZeRO-1: optimizer state sharded over data parallelism "
+                          "(reduce-scatter gradients, all-gather weights)."),
+                  "false"),
+              "--use-distributed-optimizer"),
+           mg(def(boolean("overlap_grad_reduce",
+                          "Reduce gradient buckets during the last micro-batch's backward."),
+                  "false"),
+              "--overlap-grad-reduce"),
+           def(row("placement", K::kList,
+                   "Rank order, fastest-varying first: a list of tensor, data and pipeline, "
+                   "each once. Tensor first keeps TP groups inside an NVLink island."),
+               "[tensor, data, pipeline]"),
+           mg(def(choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"},
+                         "Datatype of the GEMMs (and the peak they run at)."),
+                  "bf16"),
+              "--bf16 / --fp16"),
+           row("pipeline_layers", K::kList,
+               "Layers per virtual stage in model order, one entry for each of "
+               "pipeline_parallel × virtual_stages; absent: an even split."),
+           mg(integer("decoder_first_pipeline_num_layers", 1, limits::kMaxLayers,
+                      "Layers of the first pipeline stage (the rest split evenly)."),
+              "--decoder-first-pipeline-num-layers"),
+           mg(integer("decoder_last_pipeline_num_layers", 1, limits::kMaxLayers,
+                      "Layers of the last pipeline stage (the rest split evenly)."),
+              "--decoder-last-pipeline-num-layers"),
+           mg(derived(integer("grad_bucket_size", 1, limits::kMaxGradBucketSize,
+                              "Parameters per gradient bucket (overlap_grad_reduce)."),
+                      "max(40M, 1M × data_parallel)"),
+              "--ddp-bucket-size"),
+       }});
+  return out;
+}
+
+std::string short_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+}  // namespace
+
+const char* setting_kind_name(SettingKind kind) {
+  switch (kind) {
+    case SettingKind::kString:
+      return "string";
+    case SettingKind::kInteger:
+      return "integer";
+    case SettingKind::kNumber:
+      return "number";
+    case SettingKind::kQuantity:
+      return "quantity";
+    case SettingKind::kBool:
+      return "bool";
+    case SettingKind::kChoice:
+      return "choice";
+    case SettingKind::kList:
+      return "list";
+    case SettingKind::kMap:
+      return "map";
+  }
+  return "?";
+}
+
+std::string Setting::range_text() const {
+  const std::string lo = min_open ? "(" : "[";
+  switch (kind) {
+    case SettingKind::kInteger:
+      return "[" + short_number(min) + ", " + short_number(max) + "]";
+    case SettingKind::kNumber:
+      return (zero_allowed ? "0 or " : "") + lo + short_number(min) + ", " + short_number(max) +
+             "]";
+    case SettingKind::kQuantity:
+      return lo + format_quantity(min, dimension) + ", " + format_quantity(max, dimension) + "]";
+    case SettingKind::kChoice: {
+      std::string out;
+      for (const std::string& c : choices) out += (out.empty() ? "" : " | ") + c;
+      return out;
+    }
+    case SettingKind::kBool:
+      return "true | false";
+    case SettingKind::kString:
+    case SettingKind::kList:
+    case SettingKind::kMap:
+      break;
+  }
+  return "";
+}
+
+std::string Setting::default_text() const {
+  if (!default_value.empty()) return default_value;
+  if (required) return "required";
+  if (!derived.empty()) return "= " + derived;
+  return "none";
+}
+
+const std::vector<SettingSection>& settings_sections() {
+  static const std::vector<SettingSection> kSections = build_sections();
+  return kSections;
+}
+
+const SettingSection* find_section(const std::string& path) {
+  for (const SettingSection& s : settings_sections()) {
+    if (s.path == path) return &s;
+  }
+  return nullptr;
+}
+
+const Setting* find_setting(const std::string& path, const std::string& key) {
+  const SettingSection* section = find_section(path);
+  if (section == nullptr) return nullptr;
+  for (const Setting& s : section->settings) {
+    if (s.key == key) return &s;
+  }
+  return nullptr;
+}
+
+const Setting& setting(const std::string& path, const std::string& key) {
+  const Setting* s = find_setting(path, key);
+  if (s == nullptr) throw std::logic_error("undeclared setting " + path + "." + key);
+  return *s;
+}
+
+const std::vector<std::string>* section_keys(const std::string& path) {
+  static const std::map<std::string, std::vector<std::string>> kKeys = [] {
+    std::map<std::string, std::vector<std::string>> keys;
+    for (const SettingSection& s : settings_sections()) {
+      std::vector<std::string>& list = keys[s.path];
+      for (const Setting& row : s.settings) list.push_back(row.key);
+    }
+    return keys;
+  }();
+  auto it = kKeys.find(path);
+  return it == kKeys.end() ? nullptr : &it->second;
+}
+
+}  // namespace trident
