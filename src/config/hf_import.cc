@@ -78,7 +78,16 @@ YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, D
   for (const Field& f : fields) {
     const YamlEntry* e = find_any(config, f.names);
     if (e == nullptr) {
-      if (f.required) {
+      const YamlEntry* empty = nullptr;
+      for (const std::string& n : f.names) {
+        if (empty == nullptr) empty = config.find(n);
+      }
+      if (empty != nullptr) {
+        // `null`: passed on as written, so the model reader says "no value given" there (an
+        // optional field falls back to its default).
+        model->set(f.key, empty->key_mark, empty->value);
+        model->find(f.key)->written_as = empty->key;
+      } else if (f.required) {
         fail(config.mark, f.names.front(),
              "missing required key in a Hugging Face config.json (expected \"" + f.names.front() +
                  "\": an integer)");

@@ -8,8 +8,8 @@
 namespace trident::limits {
 
 // --- input files ----------------------------------------------------------------------------
-constexpr std::int64_t kMaxInputBytes = 1 << 20;  // one YAML or JSON file: 1 MiB (yaml-cpp
-                                                  // may hold ~130 bytes per input byte)
+constexpr std::int64_t kMaxInputBytes = 1 << 20;   // one YAML or JSON file: 1 MiB (yaml-cpp
+                                                   // may hold ~130 bytes per input byte)
 constexpr int kMaxNestingDepth = 64;               // maps and lists inside each other
 constexpr std::int64_t kMaxInputNodes = 100000;    // values in one file, aliases expanded
 constexpr std::int64_t kMaxProblemsPerFile = 100;  // `validate` stops listing after these

@@ -51,6 +51,41 @@ std::string int_range(std::int64_t min, std::int64_t max) {
   return "an integer from " + std::to_string(min) + " to " + std::to_string(max);
 }
 
+// Returns "" when `text` is valid UTF-8 without control characters (tab excepted), else the
+// reason, naming the byte offset.
+std::string text_problem(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t') || c == 0x7F) {
+        char code[16];
+        std::snprintf(code, sizeof code, "U+%04X", c);
+        return std::string("contains the control character ") + code + " at byte " +
+               std::to_string(i + 1);
+      }
+      ++i;
+      continue;
+    }
+    // Lead byte of a 2-, 3- or 4-byte sequence (0xC0, 0xC1 and above 0xF4 never occur).
+    int extra = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3;
+    }
+    bool ok = extra > 0 && i + extra < text.size();
+    for (int k = 1; ok && k <= extra; ++k) {
+      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    }
+    if (!ok) return "is not valid UTF-8 (byte " + std::to_string(i + 1) + ")";
+    i += static_cast<size_t>(extra) + 1;
+  }
+  return "";
+}
+
 std::string short_double(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -119,9 +154,24 @@ const YamlNode& MapReader::scalar_or_fail(const std::string& key,
   return *v;
 }
 
+void MapReader::check_tag(const std::string& key, const YamlNode& v,
+                          const std::vector<std::string>& accepted,
+                          const std::string& expected) const {
+  if (v.tag.empty()) return;
+  for (const std::string& t : accepted) {
+    if (v.tag == t) return;
+  }
+  fail(key, "the tag `" + excerpt(v.tag) + "` is not accepted here (expected " + expected +
+                ", written without a tag)");
+}
+
 std::optional<std::string> MapReader::opt_string(const std::string& key) const {
   if (!has(key)) return std::nullopt;
-  const std::string& text = scalar_or_fail(key, "a string").scalar;
+  const YamlNode& node = scalar_or_fail(key, "a string");
+  check_tag(key, node, {"!!str"}, "a string");
+  const std::string& text = node.scalar;
+  const std::string problem = text_problem(text);
+  if (!problem.empty()) fail(key, "the text " + problem + " (expected printable UTF-8 text)");
   if (static_cast<std::int64_t>(text.size()) > limits::kMaxStringLength) {
     fail(key, "`" + excerpt(text) + "` is " + std::to_string(text.size()) +
                   " characters long, more than the limit of " +
@@ -140,9 +190,16 @@ std::optional<std::int64_t> MapReader::opt_int(const std::string& key, std::int6
   if (!has(key)) return std::nullopt;
   const std::string expected = int_range(min, max);
   const YamlNode& v = scalar_or_fail(key, expected);
+  check_tag(key, v, {"!!int"}, expected);
   if (v.quoted) {
     fail(key, "expected " + expected + ", got the quoted string `" + excerpt(v.scalar) +
                   "` (write the number without quotes)");
+  }
+  const size_t digits = v.scalar.find_first_not_of("+-");
+  if (digits != std::string::npos && v.scalar.size() > digits + 1 && v.scalar[digits] == '0' &&
+      std::isdigit(static_cast<unsigned char>(v.scalar[digits + 1]))) {
+    fail(key, "`" + excerpt(v.scalar) + "` has a leading zero (expected " + expected +
+                  " without leading zeros: YAML readers disagree on whether it is octal)");
   }
   std::int64_t n = 0;
   if (!parse_int64(v.scalar, &n)) {
@@ -179,6 +236,7 @@ std::optional<double> MapReader::opt_number(const std::string& key, double lo, b
                                (lo_open ? "(" : "[") + short_double(lo) + ", " + short_double(hi) +
                                "]";
   const YamlNode& v = scalar_or_fail(key, expected);
+  check_tag(key, v, {"!!float", "!!int"}, expected);
   double d = 0;
   if (v.quoted || !parse_plain_number(v.scalar, &d)) {
     fail(key, "`" + excerpt(v.scalar) + "` is not a number (expected " + expected + ")");
@@ -194,6 +252,7 @@ std::optional<double> MapReader::opt_quantity(const std::string& key, Dimension 
   if (!has(key)) return std::nullopt;
   const std::string expected = std::string("a ") + dimension_name(dim) + ": " + accepted_units(dim);
   const YamlNode& v = scalar_or_fail(key, expected);
+  check_tag(key, v, {"!!str"}, expected);
   if (v.scalar.size() > 100) {
     fail(key, "`" + excerpt(v.scalar) + "` is too long for a quantity (" + expected + ")");
   }
@@ -217,6 +276,7 @@ std::optional<double> MapReader::opt_quantity(const std::string& key, Dimension 
 std::optional<bool> MapReader::opt_bool(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   const YamlNode& v = scalar_or_fail(key, "true or false");
+  check_tag(key, v, {"!!bool"}, "true or false");
   if (!v.quoted) {
     if (v.scalar == "true" || v.scalar == "True" || v.scalar == "TRUE") return true;
     if (v.scalar == "false" || v.scalar == "False" || v.scalar == "FALSE") return false;
@@ -229,6 +289,7 @@ std::optional<std::string> MapReader::opt_choice(const std::string& key,
   if (!has(key)) return std::nullopt;
   const std::string expected = "one of: " + join_names(names);
   const YamlNode& v = scalar_or_fail(key, expected);
+  check_tag(key, v, {"!!str"}, expected);
   for (const std::string& n : names) {
     if (v.scalar == n) return n;
   }

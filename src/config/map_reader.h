@@ -100,6 +100,9 @@ class MapReader {
 
  private:
   const YamlNode& scalar_or_fail(const std::string& key, const std::string& expected) const;
+  // Throws at `key` unless `v` has no explicit tag or one of `accepted`.
+  void check_tag(const std::string& key, const YamlNode& v,
+                 const std::vector<std::string>& accepted, const std::string& expected) const;
   // Returns the row of `key` in this section; throws "missing required key" when it is
   // required and absent.
   const Setting& declared(const std::string& key) const;

@@ -111,8 +111,13 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
                "one; global_batch_size = num_microbatches × micro_batch_size × data_parallel)");
     }
     if (!given->global_batch_size && !given->num_microbatches) {
-      map.fail("global_batch_size",
-               "missing required key (expected global_batch_size or num_microbatches)");
+      // A key written without a value (`num_microbatches: ~`, also from --set) is blamed where
+      // it was written.
+      const bool empty_mb = map.node().find("num_microbatches") != nullptr;
+      const bool empty_gb = map.node().find("global_batch_size") != nullptr;
+      map.fail(empty_mb ? "num_microbatches" : "global_batch_size",
+               std::string(empty_mb || empty_gb ? "no value given" : "missing required key") +
+                   " (expected global_batch_size or num_microbatches)");
     }
   });
   map.field([&] {

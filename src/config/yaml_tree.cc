@@ -128,18 +128,21 @@ class TreeBuilder : public YAML::EventHandler {
     node->scalar = value;
     // yaml-cpp gives plain scalars the non-specific tag "?" and quoted ones "!".
     node->quoted = (tag == "!" || tag == "tag:yaml.org,2002:str");
+    node->tag = written_tag(tag);
     remember(anchor, node);
     add(node);
   }
 
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
+    refuse_tag(mark, tag, "a list");
     open(make(YamlNode::Kind::kSequence, mark), anchor);
   }
   void OnSequenceEnd() override { close(); }
 
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
+    refuse_tag(mark, tag, "a map");
     open(make(YamlNode::Kind::kMap, mark), anchor);
   }
   void OnMapEnd() override { close(); }
@@ -163,6 +166,23 @@ class TreeBuilder : public YAML::EventHandler {
       out.column = m.column + 1;
     }
     return out;
+  }
+
+  // Returns the tag as a user writes it: "" for none, "!!int" for the core schema's, else as is.
+  static std::string written_tag(const std::string& tag) {
+    if (tag.empty() || tag == "?" || tag == "!") return "";
+    const std::string core = "tag:yaml.org,2002:";
+    if (tag.compare(0, core.size(), core) == 0) return "!!" + tag.substr(core.size());
+    return tag;
+  }
+
+  // Lists and maps are read by their structure: a tag on one would be silently ignored.
+  void refuse_tag(const YAML::Mark& mark, const std::string& tag, const char* what) const {
+    const std::string written = written_tag(tag);
+    if (written.empty() || written == "!!seq" || written == "!!map") return;
+    throw ConfigError(location_of(to_mark(mark), ""),
+                      "the tag `" + written + "` on " + what +
+                          " is not accepted (write the value without a tag)");
   }
 
   ConfigError syntax(const YAML::Mark& m, const std::string& what) const {

@@ -43,8 +43,11 @@ class YamlNode {
 
   Kind kind = Kind::kNull;
   YamlMark mark;
-  std::string scalar;              // kScalar: the text as written (without quotes)
-  bool quoted = false;             // kScalar: written in quotes, so a string whatever it looks like
+  std::string scalar;   // kScalar: the text as written (without quotes)
+  bool quoted = false;  // kScalar: written in quotes, so a string whatever it looks like
+  // An explicit tag as written ("!!int", "!custom"); "" for none. Readers accept only the tag
+  // of the type they expect (!!str, !!int, !!float, !!bool) and refuse the rest.
+  std::string tag;
   std::vector<YamlNodePtr> items;  // kSequence
   std::vector<YamlEntry> entries;  // kMap
 
