@@ -86,6 +86,25 @@ std::string text_problem(const std::string& text) {
   return "";
 }
 
+// For a bandwidth over its limit written in bytes per second that would fit as bits per second,
+// returns "; 400 GB/s is 3.2 Tbps, did you mean `400 Gbps`?"; else "".
+std::string bits_for_bytes_hint(const std::string& text, double value, double max, Dimension dim) {
+  if (dim != Dimension::kBandwidth || value / 8 > max) return "";
+  const size_t unit = text.find_first_not_of("0123456789.eE+- ");
+  if (unit == std::string::npos) return "";
+  std::string bits_unit = text.substr(unit);
+  size_t b = bits_unit.find("B/s");
+  if (b == std::string::npos) b = bits_unit.find("Bps");
+  if (b == std::string::npos) return "";
+  bits_unit.replace(b, 3, "bps");
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%g Tbps", value * 8 / 1e12);
+  std::string number = text.substr(0, unit);
+  while (!number.empty() && number.back() == ' ') number.pop_back();
+  return std::string("; ") + text + " is " + rate + ", did you mean `" + number + " " + bits_unit +
+         "`?";
+}
+
 std::string short_double(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -248,7 +267,7 @@ std::optional<double> MapReader::opt_number(const std::string& key, double lo, b
 }
 
 std::optional<double> MapReader::opt_quantity(const std::string& key, Dimension dim, double min,
-                                              bool min_open, double max) const {
+                                              bool min_open, double max, bool bits_hint) const {
   if (!has(key)) return std::nullopt;
   const std::string expected = std::string("a ") + dimension_name(dim) + ": " + accepted_units(dim);
   const YamlNode& v = scalar_or_fail(key, expected);
@@ -268,7 +287,8 @@ std::optional<double> MapReader::opt_quantity(const std::string& key, Dimension 
     fail(key, "`" + v.scalar + "` is below the lower limit of " + format_quantity(min, dim));
   }
   if (*q > max) {
-    fail(key, "`" + v.scalar + "` exceeds the limit of " + format_quantity(max, dim));
+    fail(key, "`" + v.scalar + "` exceeds the limit of " + format_quantity(max, dim) +
+                  (bits_hint ? bits_for_bytes_hint(v.scalar, *q, max, dim) : std::string()));
   }
   return q;
 }
@@ -336,7 +356,9 @@ std::optional<std::int64_t> MapReader::integer(const std::string& key) const {
 std::optional<double> MapReader::number(const std::string& key) const {
   const Setting& row = declared(key);
   if (row.kind == SettingKind::kQuantity) {
-    if (has(key)) return opt_quantity(key, row.dimension, row.min, row.min_open, row.max);
+    if (has(key)) {
+      return opt_quantity(key, row.dimension, row.min, row.min_open, row.max, row.quoted_in_bits);
+    }
     if (row.default_value.empty()) return std::nullopt;
     return parse_quantity(row.default_value, row.dimension, nullptr);
   }

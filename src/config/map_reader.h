@@ -74,8 +74,9 @@ class MapReader {
                                    bool zero_allowed = false) const;
 
   // Quantities with units (see core/units.h): in (min, max] when min_open, else [min, max].
+  // `bits_hint`: over the limit, say when the value fits in bits (a NIC written in bytes).
   std::optional<double> opt_quantity(const std::string& key, Dimension dim, double min,
-                                     bool min_open, double max) const;
+                                     bool min_open, double max, bool bits_hint = false) const;
 
   // Booleans: true or false.
   std::optional<bool> opt_bool(const std::string& key) const;

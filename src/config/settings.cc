@@ -18,6 +18,11 @@ constexpr double kMinMemoryBandwidth = 1e9;  // 1 GB/s
 constexpr double kMinGpuMemory = 1 << 20;    // 1 MiB
 constexpr double kMinPeakFlops = 1e9;        // 1 GFLOPS
 constexpr double kMinEfficiency = 1e-3;      // a fraction of peak or of link bandwidth
+// Upper limits of links, just above any part of that kind, so that bytes written for bits
+// (`400 GB/s` for a 400 Gb/s NIC) are caught: NICs reach 800 Gb/s today (ConnectX-8, XDR) and
+// 1.6 Tb/s is announced; NVLink 5 gives 900 GB/s per GPU and direction, NVLink 6 1.8 TB/s.
+constexpr double kMaxNicBandwidth = 200e9;    // 1.6 Tb/s
+constexpr double kMaxNvlinkBandwidth = 2e12;  // 2 TB/s per direction
 
 // Row builders: the kind and its range; modifiers below add the rest.
 Setting row(std::string key, SettingKind kind, std::string doc) {
@@ -57,6 +62,10 @@ Setting boolean(std::string key, std::string doc) {
 
 Setting def(Setting s, std::string value) {
   s.default_value = std::move(value);
+  return s;
+}
+Setting in_bits(Setting s) {
+  s.quoted_in_bits = true;
   return s;
 }
 Setting req(Setting s) {
@@ -174,7 +183,7 @@ std::vector<SettingSection> build_sections() {
                            "GPUs per island; a multiple or divisor of gpus_per_node (72 for an "
                            "NVL72 rack)."),
                    "gpus_per_node"),
-           req(quantity("bandwidth", D::kBandwidth, kMinLinkBandwidth, limits::kMaxLinkBandwidth,
+           req(quantity("bandwidth", D::kBandwidth, kMinLinkBandwidth, kMaxNvlinkBandwidth,
                         "Per GPU, per direction.")),
            req(quantity("latency", D::kTime, 0, limits::kMaxLatency, "GPU to GPU.")),
            def(number("protocol_efficiency", kMinEfficiency, 1,
@@ -191,9 +200,8 @@ std::vector<SettingSection> build_sections() {
                "fat-tree"),
            derived(integer("nics_per_node", 1, limits::kMaxNicsPerNode, "NICs per node."),
                    "gpus_per_node"),
-           req(quantity("nic_bandwidth", D::kBandwidth, kMinLinkBandwidth,
-                        limits::kMaxLinkBandwidth,
-                        "Per NIC, per direction (`400 Gbps` is bits, `50 GB/s` bytes).")),
+           req(in_bits(quantity("nic_bandwidth", D::kBandwidth, kMinLinkBandwidth, kMaxNicBandwidth,
+                                "Per NIC, per direction (`400 Gbps` is bits, `50 GB/s` bytes)."))),
            req(quantity("latency", D::kTime, 0, limits::kMaxLatency,
                         "GPU to GPU across the fabric.")),
            def(number("oversubscription", 1, limits::kMaxOversubscription,

@@ -34,7 +34,10 @@ struct Setting {
   Dimension dimension = Dimension::kTime;  // kQuantity only
   double min = 0, max = 0;                 // kInteger, kNumber, kQuantity (SI units)
   bool min_open = false;                   // the range excludes `min`
-  bool zero_allowed = false;         // kNumber: 0 is accepted besides [min, max] (0 means "none")
+  bool zero_allowed = false;  // kNumber: 0 is accepted besides [min, max] (0 means "none")
+  // kQuantity bandwidths quoted in bits (NICs): a value over the limit written in bytes that
+  // fits in bits is reported as the likely slip.
+  bool quoted_in_bits = false;
   std::vector<std::string> choices;  // kChoice
   // The value taken when the key is absent, written as in YAML ("1", "false", "1f1b",
   // "2 GFLOP"); "" when there is none (required, derived or optional).
