@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config/scenario.h"
+#include "core/errors.h"
 #include "workload/stage_work.h"
 
 using namespace trident;
@@ -74,7 +75,10 @@ TEST_CASE("a Hugging Face config.json imports the shipped Llama 3 models", "[lib
        {Pair{"Meta-Llama-3-8B", "llama3-8b"}, Pair{"Meta-Llama-3-70B", "llama3-70b"},
         Pair{"Llama-3.1-405B", "llama3-405b"}}) {
     INFO(p.json);
-    const ModelSpec hf = load_model_file(repo("tests/data/hf/") + p.json + "/config.json");
+    // A config.json has no training length: it comes from --set (or a scenario).
+    const ModelSpec hf = check_config_file(repo("tests/data/hf/") + p.json + "/config.json",
+                                           {"model.seq_length=8192"}, nullptr)
+                             .specs.model;
     const ModelSpec yaml = load_model_file(repo("configs/models/") + p.yaml + ".yaml");
     CHECK(hf.name == p.json);
     CHECK(hf.num_layers == yaml.num_layers);
@@ -88,8 +92,18 @@ TEST_CASE("a Hugging Face config.json imports the shipped Llama 3 models", "[lib
     CHECK(hf.untie_embeddings_and_output_weights == yaml.untie_embeddings_and_output_weights);
     CHECK(model_params(hf) == Approx(model_params(yaml)));
   }
-  // seq_length is max_position_embeddings: 131072 for Llama 3.1.
-  CHECK(load_model_file(repo("tests/data/hf/Llama-3.1-405B/config.json")).seq_length == 131072);
+  // max_position_embeddings (131072 for Llama 3.1) is the context window, not the training
+  // length: without one the import is refused, saying how to give it.
+  const std::string llama31 = repo("tests/data/hf/Llama-3.1-405B/config.json");
+  try {
+    load_model_file(llama31);
+    FAIL("a config.json without a training length loaded");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("model.seq_length: missing required key") &&
+                             Catch::Contains("--set model.seq_length=N"));
+  }
+  CHECK(check_config_file(llama31, {"model.seq_length=8192"}, nullptr).specs.model.seq_length ==
+        8192);
 }
 
 TEST_CASE("clusters share GPU files; each GPU's figures exist once", "[library]") {

@@ -176,3 +176,43 @@ TEST_CASE("docs/schema.md is the markdown form of the table", "[settings]") {
   // Regenerate with: build/trident schema --format markdown > docs/schema.md
   CHECK(text.str() == settings_markdown());
 }
+
+TEST_CASE("Megatron-LM names are aliases of their keys, in files, --set and did-you-mean",
+          "[settings]") {
+  CHECK(canonical_key("plan", "tensor_model_parallel_size") == "tensor_parallel");
+  CHECK(canonical_key("plan", "use_distributed_optimizer") == "distributed_optimizer");
+  CHECK(canonical_key("plan", "recompute_granularity") == "recompute");
+  CHECK(canonical_key("plan", "ddp_bucket_size") == "grad_bucket_size");
+  CHECK(canonical_key("model", "position_embedding_type") == "position_embedding");
+  CHECK(canonical_key("plan", "no_such_name").empty());
+  CHECK(canonical_key_path("plan.pipeline_model_parallel_size") == "plan.pipeline_parallel");
+  CHECK(canonical_key_path("cluster.nvlink.bandwidth") == "cluster.nvlink.bandwidth");
+
+  const Scenario s =
+      load_scenario(repo("scenarios/tiny.yaml"),
+                    {"plan.tensor_model_parallel_size=1", "plan.recompute_granularity=selective",
+                     "plan.use_distributed_optimizer=true"});
+  CHECK(s.plan.tensor == 1);
+  CHECK(s.plan.recompute == Recompute::kSelective);
+  CHECK(s.plan.distributed_optimizer);
+  // Did-you-mean knows the aliases.
+  CHECK_THAT(load_error({"plan.tensor_model_paralel_size=2"}),
+             Catch::Contains("did you mean `tensor_model_parallel_size`?"));
+}
+
+TEST_CASE("num_layers_per_virtual_pipeline_stage sets the chunks; chunks imply interleaving",
+          "[settings]") {
+  // tiny: 8 layers, p = 2; 2 layers per chunk -> 2 chunks per GPU. (`~` unsets the file's
+  // `schedule: 1f1b`.)
+  const Scenario s =
+      load_scenario(repo("scenarios/tiny.yaml"),
+                    {"plan.schedule=~", "plan.num_layers_per_virtual_pipeline_stage=2"});
+  CHECK(s.plan.virtual_stages == 2);
+  CHECK(s.plan.schedule == ScheduleKind::kInterleaved1F1B);
+  CHECK_THAT(load_error({"plan.schedule=~", "plan.num_layers_per_virtual_pipeline_stage=3"}),
+             Catch::Contains("num_layers 8 is not divisible by pipeline_parallel × "
+                             "num_layers_per_virtual_pipeline_stage = 2 × 3"));
+  // virtual_stages > 1 without a schedule means interleaved 1F1B.
+  CHECK(load_scenario(repo("scenarios/tiny.yaml"), {"plan.schedule=~", "plan.virtual_stages=2"})
+            .plan.schedule == ScheduleKind::kInterleaved1F1B);
+}

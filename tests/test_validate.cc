@@ -239,7 +239,7 @@ TEST_CASE("hf: model references, with the sequence length from the scenario", "[
                      "overrides:\n  model.seq_length: 4096\n");
   const Scenario s = load_scenario(path, {});
   CHECK(s.model.name == "Meta-Llama-3-8B");
-  CHECK(s.model.seq_length == 4096);  // max_position_embeddings 8192, overridden
+  CHECK(s.model.seq_length == 4096);  // from the scenario (max_position_embeddings is 8192)
   CHECK(s.model.num_query_groups == 8);
   CHECK(s.model.swiglu);
   CHECK(s.model.untie_embeddings_and_output_weights);
@@ -256,7 +256,7 @@ TEST_CASE("GPT-style and BLOOM-style config.json files", "[validate][hf]") {
                  R"({"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12,
           "n_positions": 1024, "vocab_size": 50257, "activation_function": "gelu_new",
           "n_inner": null})");
-  const ModelSpec g = load_model_file(gpt2);
+  const ModelSpec g = check_config_file(gpt2, {"model.seq_length=1024"}, nullptr).specs.model;
   CHECK(g.name == "gpt2");
   CHECK(g.num_layers == 12);
   CHECK(g.ffn_hidden_size == 4 * 768);

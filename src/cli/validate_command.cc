@@ -63,7 +63,9 @@ int run_validate_command(const std::vector<std::string>& args) {
   std::vector<std::string> sets, files;
   opts.add_options()("help,h", "show this help")(
       "set", po::value(&sets)->composing(),
-      "override a field of every scenario after its files are loaded (repeatable)");
+      "override a field after the files are loaded (repeatable): every scenario takes each; a "
+      "cluster or model file takes the cluster.* or model.* ones (e.g. model.seq_length for a "
+      "Hugging Face config.json, which has no training length)");
   po::variables_map vm;
   if (!parse_command_line(args, opts, -1, "missing FILE (expected one or more files to check)",
                           &files, &vm)) {

@@ -3,6 +3,7 @@
 
 #include "config/hf_import.h"
 #include "config/map_reader.h"
+#include "config/overrides.h"
 #include "config/references.h"
 #include "config/scenario.h"
 #include "config/section_readers.h"
@@ -33,6 +34,22 @@ std::optional<ConfigFileKind> kind_of(const YamlNode& root) {
   return std::nullopt;
 }
 
+// Applies the `section.` overrides (the others name parts of a scenario this file is not) to
+// a cluster or model file's map, as they would apply to it inside a scenario.
+void apply_section_overrides(YamlNodePtr* section, const std::string& name,
+                             const std::vector<std::string>& overrides, Diagnostics* diag) {
+  auto root = std::make_shared<YamlNode>();
+  root->kind = YamlNode::Kind::kMap;
+  root->set(name, (*section)->mark, *section);
+  for (const std::string& text : overrides) {
+    attempt(diag, [&] {
+      const Override ov = parse_override(text);
+      if (ov.key.rfind(name + ".", 0) == 0) apply_override(*root, ov);
+    });
+  }
+  *section = root->find(name)->value;
+}
+
 }  // namespace
 
 const char* config_file_kind_name(ConfigFileKind kind) {
@@ -59,6 +76,7 @@ CheckedConfigFile check_config_file(const std::string& path,
     out.kind = ConfigFileKind::kModel;
     attempt(diag, [&] {
       YamlNodePtr root = load_config_map(path, ConfigFileKind::kModel, diag);
+      apply_section_overrides(&root, "model", overrides, diag);
       out.specs.model = read_model(MapReader(*root, "model", root->mark, diag));
     });
     return out;
@@ -87,6 +105,7 @@ CheckedConfigFile check_config_file(const std::string& path,
         break;
       case ConfigFileKind::kCluster: {
         YamlNodePtr cluster = load_config_map(path, ConfigFileKind::kCluster, diag);
+        apply_section_overrides(&cluster, "cluster", overrides, diag);
         out.specs.cluster = read_cluster(MapReader(*cluster, "cluster", cluster->mark, diag));
         break;
       }
@@ -97,6 +116,7 @@ CheckedConfigFile check_config_file(const std::string& path,
       }
       case ConfigFileKind::kModel: {
         YamlNodePtr model = load_config_map(path, ConfigFileKind::kModel, diag);
+        apply_section_overrides(&model, "model", overrides, diag);
         out.specs.model = read_model(MapReader(*model, "model", model->mark, diag));
         break;
       }

@@ -61,6 +61,24 @@ YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, D
     report(diag, ConfigError(location_of(mark, "model." + key), what));
   };
 
+  // Mixtures of experts are not modelled yet: simulating one as its dense trunk would be
+  // silently wrong, so a config with experts is refused, naming the field.
+  for (const char* experts : {"num_local_experts", "num_experts", "n_routed_experts",
+                              "moe_num_experts", "num_experts_per_tok", "moe_intermediate_size"}) {
+    const YamlEntry* e = config.find(experts);
+    if (e == nullptr || e->value->is_null()) continue;
+    const YamlNode& v = *e->value;
+    if (v.is_scalar() && (v.scalar == "0" || v.scalar == "1") &&
+        std::string(experts) != "moe_intermediate_size") {
+      continue;  // one expert: a dense MLP
+    }
+    fail(v.mark, e->key,
+         "this is a mixture-of-experts config (" + e->key + ": " +
+             excerpt(v.is_scalar() ? v.scalar : v.describe()) +
+             "); trident does not model experts yet and will not simulate it as a dense model");
+    break;
+  }
+
   struct Field {
     const char* key;                 // Megatron name
     std::vector<std::string> names;  // config.json names, preferred first
@@ -73,7 +91,9 @@ YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, D
       {"num_query_groups", {"num_key_value_heads"}, false},
       {"ffn_hidden_size", {"intermediate_size", "n_inner"}, false},
       {"vocab_size", {"vocab_size"}, true},
-      {"seq_length", {"max_position_embeddings", "n_positions", "seq_length"}, true},
+      // Not max_position_embeddings (or n_positions): that is the context window the model
+      // supports, not the length it trains at (131072 for Llama 3.1, trained mostly at 8192).
+      {"seq_length", {"seq_length"}, false},
   };
   for (const Field& f : fields) {
     const YamlEntry* e = find_any(config, f.names);

@@ -17,7 +17,9 @@ namespace trident {
 //   num_key_value_heads                    -> num_query_groups (optional)
 //   intermediate_size (or n_inner)         -> ffn_hidden_size (optional)
 //   vocab_size                             -> vocab_size
-//   max_position_embeddings (n_positions, seq_length) -> seq_length (a scenario overrides it)
+//   seq_length                             -> seq_length; max_position_embeddings is the
+//                                             context window, not the training length: the
+//                                             scenario gives it (overrides: or --set)
 //   hidden_act (activation_function)       -> swiglu: silu/swish/swiglu give the gated MLP,
 //                                             gelu and relu variants the plain one
 //   tie_word_embeddings (default true)     -> untie_embeddings_and_output_weights = !tie

@@ -122,12 +122,20 @@ MapReader::MapReader(const YamlNode& node, std::string path, YamlMark where, Dia
 }
 
 void MapReader::check_keys() const {
-  const std::vector<std::string>* allowed = schema_keys(path_);
+  const std::vector<std::string>* allowed = section_names(path_);
   if (allowed == nullptr) return;
   for (const YamlEntry& e : node_->entries) {
-    bool known = false;
-    for (const std::string& k : *allowed) known = known || k == e.key;
-    if (known) continue;
+    const std::string key = canonical_key(path_, e.key);
+    if (!key.empty()) {
+      // A key and its alias (or two aliases) name one setting: refuse the second.
+      const YamlEntry* first = entry(key);
+      if (first != &e) {
+        report(diag_, ConfigError(location_of(e.key_mark, key_path(e.key)),
+                                  "`" + e.key + "` and `" + first->key + "` name the same " +
+                                      "setting `" + key_path(key) + "` (expected one of them)"));
+      }
+      continue;
+    }
     // Past the cap nothing more is listed: stop before spending time on hints.
     if (problems() >= static_cast<std::size_t>(limits::kMaxProblemsPerFile)) return;
     const std::string hint = e.key.size() > 200 ? "expected one of: " + join_names(*allowed)
@@ -137,8 +145,18 @@ void MapReader::check_keys() const {
   }
 }
 
+const YamlEntry* MapReader::entry(const std::string& key) const {
+  if (const YamlEntry* e = node_->find(key)) return e;
+  const Setting* row = find_setting(path_, key);
+  if (row == nullptr) return nullptr;
+  for (const std::string& alias : row->aliases) {
+    if (const YamlEntry* e = node_->find(alias)) return e;
+  }
+  return nullptr;
+}
+
 const YamlNode* MapReader::get(const std::string& key) const {
-  const YamlEntry* e = node_->find(key);
+  const YamlEntry* e = entry(key);
   if (e == nullptr || e->value->is_null()) return nullptr;
   return e->value.get();
 }
@@ -148,11 +166,11 @@ std::string MapReader::key_path(const std::string& key) const {
 }
 
 SourceLocation MapReader::location(const std::string& key) const {
-  const YamlEntry* e = node_->find(key);
+  const YamlEntry* e = entry(key);
   if (e == nullptr) return location_of(where_, key_path(key));
-  // A key written without a value points at the key.
+  // A key written without a value points at the key; messages name what was written.
   return location_of(e->value->is_null() ? e->key_mark : e->value->mark,
-                     key_path(e->written_as.empty() ? key : e->written_as));
+                     key_path(e->written_as.empty() ? e->key : e->written_as));
 }
 
 void MapReader::fail(const std::string& key, const std::string& message) const {
@@ -161,7 +179,7 @@ void MapReader::fail(const std::string& key, const std::string& message) const {
 
 void MapReader::require(const std::string& key, const std::string& expected) const {
   if (has(key)) return;
-  const YamlEntry* e = node_->find(key);
+  const YamlEntry* e = entry(key);
   fail(key, std::string(e != nullptr ? "no value given" : "missing required key") + " (expected " +
                 expected + ")");
 }
@@ -339,7 +357,7 @@ const Setting& MapReader::declared(const std::string& key) const {
         expected = std::string("a ") + setting_kind_name(row.kind);
         break;
     }
-    require(key, expected);
+    require(key, expected + (row.missing_hint.empty() ? "" : ": " + row.missing_hint));
   }
   return row;
 }
@@ -397,7 +415,7 @@ std::optional<MapReader> MapReader::opt_map(const std::string& key) const {
   if (!has(key)) return std::nullopt;
   const YamlNode* v = get(key);
   if (!v->is_map()) fail(key, "expected a map of settings, got " + v->describe());
-  return MapReader(*v, key_path(key), node_->find(key)->key_mark, diag_);
+  return MapReader(*v, key_path(key), entry(key)->key_mark, diag_);
 }
 
 MapReader MapReader::req_map(const std::string& key) const {

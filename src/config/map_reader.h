@@ -45,7 +45,8 @@ class MapReader {
   // Problems recorded so far (0 without diagnostics).
   std::size_t problems() const { return problem_count(diag_); }
 
-  // Returns the value of `key`, or nullptr when absent or written without a value.
+  // Returns the value of `key` (written under its name or an alias of it: config/settings.h),
+  // or nullptr when absent or written without a value.
   const YamlNode* get(const std::string& key) const;
   bool has(const std::string& key) const { return get(key) != nullptr; }
 
@@ -101,6 +102,8 @@ class MapReader {
 
  private:
   const YamlNode& scalar_or_fail(const std::string& key, const std::string& expected) const;
+  // Returns the entry of `key`, written under its own name or one of its aliases, or nullptr.
+  const YamlEntry* entry(const std::string& key) const;
   // Throws at `key` unless `v` has no explicit tag or one of `accepted`.
   void check_tag(const std::string& key, const YamlNode& v,
                  const std::vector<std::string>& accepted, const std::string& expected) const;

@@ -29,7 +29,10 @@ ModelSpec read_model(const MapReader& map) {
   });
   map.field([&] { m.seq_length = static_cast<int>(*map.integer("seq_length")); });
   map.field([&] { m.vocab_size = *map.integer("vocab_size"); });
-  map.field([&] { m.learned_position_embeddings = *map.text("position_embedding") == "learned"; });
+  map.field([&] {
+    const std::string position = *map.text("position_embedding");
+    m.learned_position_embeddings = position == "learned" || position == "learned_absolute";
+  });
   map.field([&] {
     m.untie_embeddings_and_output_weights = *map.flag("untie_embeddings_and_output_weights");
   });

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "config/schema.h"
+#include "config/settings.h"
 #include "core/text.h"
 
 namespace trident {
@@ -39,6 +40,7 @@ Override parse_override(const std::string& text) {
     where.key = ov.key;
     throw ConfigError(where, error);
   }
+  ov.key = canonical_key_path(ov.key);
   return ov;
 }
 
@@ -48,8 +50,9 @@ void apply_override(YamlNode& root, const Override& ov) {
   set_setting(root, ov.key, value, YamlMark{ov.label, 0, 0}, ov.label);
 }
 
-void set_setting(YamlNode& root, const std::string& key, YamlNodePtr value,
+void set_setting(YamlNode& root, const std::string& written_key, YamlNodePtr value,
                  const YamlMark& key_mark, const std::string& label) {
+  const std::string key = canonical_key_path(written_key);
   const std::vector<std::string> parts = split_key_path(key);
   YamlNode* node = &root;
   std::string path;
@@ -69,10 +72,16 @@ void set_setting(YamlNode& root, const std::string& key, YamlNodePtr value,
     }
     node = entry->value.get();
   }
+  // The setting replaces what the file wrote under any of its names.
+  if (const Setting* row = find_setting(path, parts.back())) {
+    for (const std::string& alias : row->aliases) node->erase(alias);
+  }
   node->set(parts.back(), key_mark, std::move(value));
 
   if (key == "plan.num_microbatches") node->erase("global_batch_size");
   if (key == "plan.global_batch_size") node->erase("num_microbatches");
+  if (key == "plan.virtual_stages") node->erase("num_layers_per_virtual_pipeline_stage");
+  if (key == "plan.num_layers_per_virtual_pipeline_stage") node->erase("virtual_stages");
   if (key == "plan.pipeline_layers") {
     node->erase("decoder_first_pipeline_num_layers");
     node->erase("decoder_last_pipeline_num_layers");

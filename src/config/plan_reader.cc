@@ -126,8 +126,23 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field(
       [&] { p.num_microbatches = static_cast<int>(map.integer("num_microbatches").value_or(0)); });
 
-  map.field([&] { parse_schedule(*map.text("schedule"), &p.schedule); });
   map.field([&] { p.virtual_stages = static_cast<int>(*map.integer("virtual_stages")); });
+  map.field([&] {
+    if (auto n = map.integer("num_layers_per_virtual_pipeline_stage")) {
+      if (map.has("virtual_stages")) {
+        map.fail("num_layers_per_virtual_pipeline_stage",
+                 "give either virtual_stages or num_layers_per_virtual_pipeline_stage, not both "
+                 "(expected one way to set the model chunks per GPU)");
+      }
+      given->layers_per_virtual_stage = static_cast<int>(*n);
+    }
+  });
+  map.field([&] {
+    // Chunks per GPU only make sense interleaved: that is the schedule they imply.
+    const bool chunked = p.virtual_stages > 1 || given->layers_per_virtual_stage.has_value();
+    parse_schedule(map.text("schedule").value_or(chunked ? "interleaved-1f1b" : "1f1b"),
+                   &p.schedule);
+  });
   map.field([&] { p.sequence_parallel = *map.flag("sequence_parallel"); });
   map.field([&] { parse_recompute(*map.text("recompute"), &p.recompute); });
   map.field([&] { p.distributed_optimizer = *map.flag("distributed_optimizer"); });
@@ -175,6 +190,18 @@ void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpe
                     ", and data_parallel at least 1)");
     }
     p->data = static_cast<int>(cluster_gpus / tp);
+  }
+  if (given.layers_per_virtual_stage) {
+    const std::int64_t per_stage = checked_mul(p->pipeline, *given.layers_per_virtual_stage);
+    if (per_stage <= 0 || model.num_layers % per_stage != 0) {
+      plan_fail(map, "num_layers_per_virtual_pipeline_stage",
+                "num_layers " + str(model.num_layers) +
+                    " is not divisible by pipeline_parallel × "
+                    "num_layers_per_virtual_pipeline_stage = " +
+                    str(p->pipeline) + " × " + str(*given.layers_per_virtual_stage) +
+                    " (expected whole model chunks)");
+    }
+    p->virtual_stages = static_cast<int>(model.num_layers / per_stage);
   }
   if (given.first_stage_layers || given.last_stage_layers) {
     std::string why;

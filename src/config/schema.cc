@@ -20,7 +20,7 @@ std::string schema_path_error(const std::string& path) {
   }
   std::string prefix = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) {
-    const std::vector<std::string>* keys = schema_keys(prefix);
+    const std::vector<std::string>* keys = section_names(prefix);
     if (keys == nullptr) {
       return "`" + path + "` is not a setting (`" + prefix + "` has no sub-keys)";
     }
@@ -30,7 +30,7 @@ std::string schema_path_error(const std::string& path) {
       return "unknown key `" + parts[i] + "` in `" + path + "` (" + suggestion(parts[i], *keys) +
              ")";
     }
-    prefix += "." + parts[i];
+    prefix += "." + canonical_key(prefix, parts[i]);
   }
   return "";
 }

@@ -33,8 +33,9 @@ struct PlanGiven {
   bool data = false;
   bool global_batch_size = false;
   bool num_microbatches = false;
-  std::optional<int> first_stage_layers;  // decoder_first_pipeline_num_layers
-  std::optional<int> last_stage_layers;   // decoder_last_pipeline_num_layers
+  std::optional<int> first_stage_layers;        // decoder_first_pipeline_num_layers
+  std::optional<int> last_stage_layers;         // decoder_last_pipeline_num_layers
+  std::optional<int> layers_per_virtual_stage;  // num_layers_per_virtual_pipeline_stage
 };
 
 // Converts the `plan` map (path "plan") field by field, without the cluster or model:

@@ -68,6 +68,10 @@ Setting in_bits(Setting s) {
   s.quoted_in_bits = true;
   return s;
 }
+Setting hint(Setting s, std::string how) {
+  s.missing_hint = std::move(how);
+  return s;
+}
 Setting req(Setting s) {
   s.required = true;
   return s;
@@ -76,8 +80,16 @@ Setting derived(Setting s, std::string how) {
   s.derived = std::move(how);
   return s;
 }
+// The Megatron-LM argument; its name in snake case becomes an alias when it differs from the
+// key ("--tensor-model-parallel-size" -> tensor_model_parallel_size). Flag pairs ("--bf16 /
+// --fp16") give none.
 Setting mg(Setting s, std::string megatron) {
   s.megatron = std::move(megatron);
+  if (s.megatron.rfind("--", 0) == 0 && s.megatron.find(' ') == std::string::npos) {
+    std::string name = s.megatron.substr(2);
+    for (char& c : name) c = c == '-' ? '_' : c;
+    if (name != s.key) s.aliases.push_back(name);
+  }
   return s;
 }
 Setting hf(Setting s, std::string name) {
@@ -239,15 +251,20 @@ std::vector<SettingSection> build_sections() {
                          "4 × hidden_size"),
                  "--ffn-hidden-size"),
               "intermediate_size"),
-           mg(req(integer("seq_length", 1, limits::kMaxSeqLength, "Training sequence length s.")),
+           mg(hint(req(integer("seq_length", 1, limits::kMaxSeqLength,
+                               "Training sequence length s.")),
+                   "the training sequence length; a Hugging Face config.json has only the context "
+                   "window (max_position_embeddings), so give it with --set model.seq_length=N or "
+                   "in the scenario's overrides: (model.seq_length: N)"),
               "--seq-length"),
            hf(mg(req(integer("vocab_size", 1, limits::kMaxVocabSize, "Vocabulary size V.")),
                  "--vocab-size"),
               "vocab_size"),
            mg(def(boolean("swiglu", "Gated MLP with three weight matrices (Llama)."), "false"),
               "--swiglu"),
-           mg(def(choice("position_embedding", {"learned", "rope", "alibi"},
-                         "Learned absolute positions (an s×h table) or none in weights."),
+           mg(def(choice("position_embedding", {"learned", "learned_absolute", "rope", "alibi"},
+                         "Learned absolute positions (an s×h table; Megatron-LM's "
+                         "learned_absolute) or none in weights (rope, alibi)."),
                   "learned"),
               "--position-embedding-type"),
            hf(mg(def(boolean("untie_embeddings_and_output_weights",
@@ -275,19 +292,24 @@ std::vector<SettingSection> build_sections() {
                           "Sequences per micro-batch.")),
               "--micro-batch-size"),
            mg(derived(integer("global_batch_size", 1, limits::kMaxGlobalBatchSize,
-                              "Sequences per step; give this or num_microbatches."),
+                              "Sequences per step; give this or num_microbatches (a --set or "
+                              "overrides: entry of either replaces the other)."),
                       "num_microbatches × micro_batch_size × data_parallel"),
               "--global-batch-size"),
            derived(integer("num_microbatches", 1, limits::kMaxMicrobatches,
                            "Micro-batches per pipeline per step; give this or "
                            "global_batch_size."),
                    "global_batch_size / (micro_batch_size × data_parallel)"),
-           def(choice("schedule", {"gpipe", "1f1b", "interleaved-1f1b"}, "Pipeline schedule."),
-               "1f1b"),
+           derived(choice("schedule", {"gpipe", "1f1b", "interleaved-1f1b"}, "Pipeline schedule."),
+                   "interleaved-1f1b when virtual_stages > 1, else 1f1b"),
            mg(def(integer("virtual_stages", 1, limits::kMaxVirtualStages,
                           "Model chunks per GPU (interleaved-1f1b)."),
                   "1"),
               "--num-virtual-stages-per-pipeline-rank"),
+           mg(integer("num_layers_per_virtual_pipeline_stage", 1, limits::kMaxLayers,
+                      "Layers per model chunk: sets virtual_stages = num_layers / "
+                      "(pipeline_parallel × this); give one of the two."),
+              "--num-layers-per-virtual-pipeline-stage"),
            mg(def(boolean("sequence_parallel",
                           "Split layer norm and dropout over the TP group (reduce-scatter + "
                           "all-gather instead of all-reduce)."),
@@ -418,6 +440,49 @@ const Setting& setting(const std::string& path, const std::string& key) {
   const Setting* s = find_setting(path, key);
   if (s == nullptr) throw std::logic_error("undeclared setting " + path + "." + key);
   return *s;
+}
+
+const std::vector<std::string>* section_names(const std::string& path) {
+  static const std::map<std::string, std::vector<std::string>> kNames = [] {
+    std::map<std::string, std::vector<std::string>> names;
+    for (const SettingSection& s : settings_sections()) {
+      std::vector<std::string>& list = names[s.path];
+      for (const Setting& row : s.settings) {
+        list.push_back(row.key);
+        list.insert(list.end(), row.aliases.begin(), row.aliases.end());
+      }
+    }
+    return names;
+  }();
+  auto it = kNames.find(path);
+  return it == kNames.end() ? nullptr : &it->second;
+}
+
+std::string canonical_key(const std::string& path, const std::string& name) {
+  const SettingSection* section = find_section(path);
+  if (section == nullptr) return "";
+  for (const Setting& row : section->settings) {
+    if (row.key == name) return row.key;
+    for (const std::string& a : row.aliases) {
+      if (a == name) return row.key;
+    }
+  }
+  return "";
+}
+
+std::string canonical_key_path(const std::string& path) {
+  std::string out, prefix;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = path.find('.', start);
+    const std::string part = path.substr(start, dot == std::string::npos ? dot : dot - start);
+    const std::string key = canonical_key(prefix, part);
+    const std::string name = key.empty() ? part : key;
+    out += (start == 0 ? "" : ".") + name;
+    prefix = prefix.empty() ? name : prefix + "." + name;
+    if (dot == std::string::npos) return out;
+    start = dot + 1;
+  }
 }
 
 const std::vector<std::string>* section_keys(const std::string& path) {

@@ -46,8 +46,13 @@ struct Setting {
   // How the value is derived when absent and it has no fixed default, e.g. "gpus_per_node".
   std::string derived;
   std::string doc;
+  // Added to the "missing required key" message: how to give the value.
+  std::string missing_hint;
   std::string megatron;      // Megatron-LM argument name, e.g. "--tensor-model-parallel-size"
   std::string hugging_face;  // Hugging Face config.json key, e.g. "num_key_value_heads"
+  // Other names the key accepts in YAML, `--set` and sweeps: the Megatron-LM argument's name
+  // where it differs ("tensor_model_parallel_size"). Messages name what the user wrote.
+  std::vector<std::string> aliases;
 
   // Returns the range for messages and docs: "an integer from 1 to 8", "(0, 1]", "" if none.
   std::string range_text() const;
@@ -76,6 +81,17 @@ const Setting& setting(const std::string& path, const std::string& key);
 
 // Returns the keys of the section at `path` in table order, or nullptr.
 const std::vector<std::string>* section_keys(const std::string& path);
+
+// Returns the keys and their aliases of the section at `path`, or nullptr (for did-you-mean).
+const std::vector<std::string>* section_names(const std::string& path);
+
+// Returns the key that `name` (a key or an alias) stands for in the section at `path`, or ""
+// when the section has no such name.
+std::string canonical_key(const std::string& path, const std::string& name);
+
+// Returns dotted `path` with every alias replaced by its key ("plan.tensor_model_parallel_size"
+// -> "plan.tensor_parallel"); parts that are not names of their section are kept.
+std::string canonical_key_path(const std::string& path);
 
 }  // namespace trident
 
