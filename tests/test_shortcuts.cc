@@ -129,13 +129,10 @@ TEST_CASE("fast trace's fused TP all-reduces take the engine's time, as full fid
     // The engine's closed form: in-switch (NVLS) reduction, not a ring.
     const double closed_form =
         island_collective_time(CollectiveOp::kAllReduce, 8, bytes, sc.cluster.nvlink) * 1e6;
-    for (double d : durations) CHECK(d == Approx(closed_form).epsilon(1e-4));
+    for (double d : durations) CHECK(d == Approx(closed_form).epsilon(1e-4).margin(1e-3));  // ns
     REQUIRE(g.durations.count(bytes) == 1);
     // Full fidelity simulates the flows of every GPU; its collectives take the same time.
     for (double d : g.durations.at(bytes)) CHECK(d == Approx(closed_form).epsilon(0.01));
-    WARN("TP all-reduce " << bytes << " B: fast " << durations.front() << " us, full "
-                          << g.durations.at(bytes).front() << " us, closed form " << closed_form
-                          << " us");
   }
   // The big all-reduces (b*s*h) are the ones that matter: the ring would be 1.35x longer.
   const double big = f.durations.rbegin()->first;
@@ -148,8 +145,9 @@ TEST_CASE("fast trace's fused TP all-reduces take the engine's time, as full fid
 
 TEST_CASE("beyond the trace-size budget only data rank 0 records closed-form TP collectives",
           "[shortcuts][trace]") {
+  // One stage per node: TP groups alone on their NVLink links, their collectives fused.
   const Scenario sc = scenario(a100_cluster(2), gpt_model(4, 1024, 16, 512, 32000),
-                               plan(2, 2, 2, 1, 2, ScheduleKind::k1F1B));
+                               plan(2, 2, 4, 1, 2, ScheduleKind::k1F1B));
   const std::string counts = run_isolated([&]() {
     const std::vector<StageProgram> programs = build_programs(sc.plan);
     const Workload w = build_workload(sc, programs);
@@ -175,6 +173,6 @@ TEST_CASE("beyond the trace-size budget only data rank 0 records closed-form TP 
   });
   // Rank 0: 2 stages x 2 micro-batches x 2 passes recorded, 2 all-reduces per layer and pass
   // (2 layers per stage) plus the embedding's one forward and the output's two forward and one
-  // backward: 2 x (9 + 11); rank 1: none recorded.
-  CHECK(counts == "0:40,8,0 1:0,0,8 ");
+  // backward: 2 x (9 + 11); the other ranks none.
+  CHECK(counts == "0:40,8,0 1:0,0,8 2:0,0,8 3:0,0,8 ");
 }
