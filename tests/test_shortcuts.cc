@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/isolated_run.h"
+#include "engine/fused_passes.h"
 #include "engine/simulator.h"
 #include "report/trace_writer.h"
 #include "schedule/program.h"
@@ -175,4 +176,39 @@ TEST_CASE("beyond the trace-size budget only data rank 0 records closed-form TP 
   // (2 layers per stage) plus the embedding's one forward and the output's two forward and one
   // backward: 2 x (9 + 11); the other ranks none.
   CHECK(counts == "0:40,8,0 1:0,0,8 2:0,0,8 3:0,0,8 ");
+}
+
+TEST_CASE("a fused pass records each TP collective where its closed form put it", "[shortcuts]") {
+  NvlinkSpec nvl;
+  nvl.bandwidth = 100e9;
+  nvl.latency = 0;
+  Pass pass;
+  pass.segments.resize(3);
+  pass.segments[0] = {1e-3, 1e8, CollectiveOp::kAllReduce, 0, 0, 4};         // 1.75 ms ring
+  pass.segments[1] = {2e-3, 1e8, CollectiveOp::kReduceScatter, 5e-3, 0, 5};  // hidden
+  pass.segments[2].compute_s = 1e-3;
+  const FusedPass fused = fuse_pass(pass, 8, nvl);
+  REQUIRE(fused.collectives.size() == 2);
+  CHECK(fused.duration == Approx(1e-3 + 1.75e-3 + 2e-3 + 5e-3 + 1e-3));
+  CHECK(fused.tp_exposed == Approx(1.75e-3));
+
+  std::vector<Interval> out;
+  append_fused_collectives(pass, fused, 10, 10 + fused.duration, 3, 1, &out);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].start == Approx(10 + 1e-3));
+  CHECK(out[0].end - out[0].start == Approx(1.75e-3));
+  CHECK(out[0].layer == 4);
+  CHECK(out[1].start == Approx(10 + 1e-3 + 1.75e-3 + 2e-3));
+  CHECK(out[1].end - out[1].start == Approx(0.875e-3));
+  CHECK(out[1].op == CollectiveOp::kReduceScatter);
+  CHECK(out[1].layer == 5);
+  CHECK(out[1].microbatch == 3);
+  CHECK(out[1].chunk == 1);
+  CHECK(out[1].tp == TpTiming::kClosedForm);
+
+  // Stretched to twice its closed form, the collectives stretch with it.
+  out.clear();
+  append_fused_collectives(pass, fused, 0, 2 * fused.duration, 0, 0, &out);
+  CHECK(out[1].start == Approx(2 * (1e-3 + 1.75e-3 + 2e-3)));
+  CHECK(out[1].end - out[1].start == Approx(1.75e-3));
 }

@@ -1,19 +1,20 @@
 #include "engine/simulator.h"
 
-#include <algorithm>
-#include <cmath>
-#include <map>
-#include <memory>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
+
+#include <algorithm>
+#include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 
 #include "core/errors.h"
 #include "engine/collective_lowering.h"
+#include "engine/fused_passes.h"
 #include "engine/phase_runner.h"
 #include "platform/platform.h"
 #include "schedule/rank_map.h"
@@ -218,22 +219,8 @@ TpTiming StepSimulation::record_fused(ActorState& a, const Pass& pass, const Fus
                                       double start, int mb, int chunk) {
   if (fused.collectives.empty()) return TpTiming::kNone;
   if (!opt_.record_intervals || !a.record_closed_form) return TpTiming::kClosedFormUnrecorded;
-  // A fused pass is one activity on the actor's own host, so it runs for exactly its closed
-  // form; should it ever be stretched, the collectives stretch with it.
-  const double now = sg4::Engine::get_clock(), elapsed = now - start;
-  const bool stretched =
-      fused.duration > 0 && std::abs(elapsed - fused.duration) > 1e-9 * fused.duration;
-  const double scale = stretched ? elapsed / fused.duration : 1;
-  for (const FusedCollective& fc : fused.collectives) {
-    const Segment& seg = pass.segments[fc.segment];
-    const double begin = std::min(now, start + fc.offset * scale);
-    Interval* iv = record(a, IntervalKind::kTpComm, begin,
-                          std::min(now, begin + fc.duration * scale), mb, chunk);
-    iv->tp = TpTiming::kClosedForm;
-    iv->op = seg.tp_op;
-    iv->bytes = seg.tp_bytes;
-    iv->layer = seg.layer;
-  }
+  append_fused_collectives(pass, fused, start, sg4::Engine::get_clock(), mb, chunk,
+                           &a.tl->intervals);
   return TpTiming::kClosedForm;
 }
 
@@ -410,17 +397,9 @@ Timeline StepSimulation::run() {
   const int count = p_ * replicas * tensor_actors;
   // The trace-size budget: the closed-form TP collectives all actors' fused passes would record.
   long closed_form = 0;
-  if (fuse_tp_) {
-    for (int pp = 0; pp < p_; ++pp) {
-      long per_actor = 0;
-      for (const Instr& in : programs_[pp].instrs) {
-        if (in.kind == InstrKind::kForward)
-          per_actor += fused_fwd_[pp][in.chunk].collectives.size();
-        if (in.kind == InstrKind::kBackward)
-          per_actor += fused_bwd_[pp][in.chunk].collectives.size();
-      }
-      closed_form += per_actor * replicas * tensor_actors;
-    }
+  for (int pp = 0; fuse_tp_ && pp < p_; ++pp) {
+    closed_form += fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas *
+                   tensor_actors;
   }
   const bool record_all_closed_form = closed_form <= opt_.max_closed_form_intervals;
   timelines_.resize(count);
