@@ -102,6 +102,8 @@ std::string event_name(const StepEvent& e, int virtual_stages) {
   return "?";
 }
 
+namespace {
+
 TpDetail tp_detail(TpTiming t) {
   switch (t) {
     case TpTiming::kNone:
@@ -115,6 +117,8 @@ TpDetail tp_detail(TpTiming t) {
   }
   return TpDetail::kNone;
 }
+
+}  // namespace
 
 std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
                                      const std::vector<StageProgram>& programs,

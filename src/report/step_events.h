@@ -38,7 +38,7 @@ EventTrack event_track(EventKind kind);
 enum class TpDetail {
   kNone,             // no TP collectives (t = 1)
   kSimulated,        // simulated flows: kTpCollective events with the recorded times
-  kClosedForm,       // fused into the pass; kTpCollective events laid out in closed form
+  kClosedForm,       // fused into the pass; kTpCollective events where the engine timed them
   kClosedFormHidden  // fused, and not recorded (the engine's trace-size budget was spent)
 };
 
