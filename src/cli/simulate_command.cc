@@ -63,8 +63,9 @@ int run_simulate_command(const std::vector<std::string>& args) {
 
   const Scenario scenario = load_scenario(scenario_path, sets);
   if (fid == Fidelity::kFull) check_full_fidelity_size(scenario);
-  const Workload workload = build_workload(scenario);
+  // Built once: the workload's memory, the engine and the trace all read these programs.
   const std::vector<StageProgram> programs = build_programs(scenario.plan);
+  const Workload workload = build_workload(scenario, programs);
   SimOptions sim;
   sim.fidelity = fid;
   sim.record_intervals = !trace_path.empty() || !timeline_path.empty();

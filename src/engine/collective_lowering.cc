@@ -96,37 +96,4 @@ std::vector<Phase> lower_mirrored_ring(CollectiveOp op, int gpu, int n, double b
   return {phase};
 }
 
-double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
-                            double efficiency) {
-  if (n < 2) return 0;
-  return 2.0 * (n - 1) * (latency + bytes / (n * bandwidth * efficiency));
-}
-
-double ring_collective_time(CollectiveOp op, int n, double bytes, double latency, double bandwidth,
-                            double efficiency) {
-  const double all_reduce = ring_all_reduce_time(n, bytes, latency, bandwidth, efficiency);
-  return op == CollectiveOp::kAllReduce ? all_reduce : all_reduce / 2;
-}
-
-double island_collective_time(CollectiveOp op, int n, double bytes, const NvlinkSpec& nvl) {
-  if (n < 2) return 0;
-  if (op == CollectiveOp::kAllReduce && nvl.in_switch_reduction_efficiency > 0) {
-    return nvl.latency + bytes / (nvl.bandwidth * nvl.in_switch_reduction_efficiency);
-  }
-  return ring_collective_time(op, n, bytes, nvl.latency, nvl.bandwidth, nvl.protocol_efficiency);
-}
-
-double fuse_segment(const Segment& seg, int t, const NvlinkSpec& nvl, double* exposed) {
-  if (seg.tp_bytes <= 0 || t < 2) return seg.compute_s + seg.overlap_s;
-  const double comm = island_collective_time(seg.tp_op, t, seg.tp_bytes, nvl);
-  *exposed += std::max(0.0, comm - seg.overlap_s);
-  return seg.compute_s + std::max(comm, seg.overlap_s);
-}
-
-FusedPass fuse_pass(const Pass& pass, int t, const NvlinkSpec& nvl) {
-  FusedPass f;
-  for (const Segment& seg : pass.segments) f.duration += fuse_segment(seg, t, nvl, &f.tp_exposed);
-  return f;
-}
-
 }  // namespace trident

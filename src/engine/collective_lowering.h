@@ -17,6 +17,7 @@
 
 #include "config/cluster.h"
 #include "core/collective_op.h"
+#include "workload/collective_time.h"  // closed forms, used beside the lowering
 #include "workload/stage_work.h"
 
 namespace trident {
@@ -48,38 +49,10 @@ std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vect
                                     double bytes, const std::function<int(int)>& island_of,
                                     const LoweringOptions& options);
 
-// Returns the closed-form time of a ring all-reduce of `bytes` over `n` GPUs whose every
-// transfer crosses one route of `latency` and `bandwidth` at protocol `efficiency`:
-// 2(n-1) * (latency + bytes / (n * bandwidth * efficiency)). It equals the lowered, simulated
-// all-reduce when nothing else shares the links.
-double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
-                            double efficiency);
-
 // Returns one collapsed edge of a ring `op` over `n` members, from `gpu` out through its own
 // NIC and back (the platform's loopback route): when every edge of a network ring carries the
 // same load, as for symmetric data-parallel replicas, this one flow times the whole ring.
 std::vector<Phase> lower_mirrored_ring(CollectiveOp op, int gpu, int n, double bytes);
-
-// Returns the closed-form ring time of `op` on a buffer of `bytes`: the all-reduce above, or
-// (n-1) * (latency + bytes / (n * bandwidth * efficiency)) for reduce-scatter and all-gather.
-double ring_collective_time(CollectiveOp op, int n, double bytes, double latency, double bandwidth,
-                            double efficiency);
-
-// A pass with its TP all-reduces in closed form: what the engine executes for a pass when TP
-// groups sit alone on their NVLink links.
-struct FusedPass {
-  double duration = 0;    // compute plus the exposed part of every all-reduce
-  double tp_exposed = 0;  // exposed all-reduce time (beyond the compute overlapping it)
-};
-
-// Returns the closed-form time of `op` on `bytes` over `n` GPUs of one island: a ring, or for
-// an all-reduce with in-switch reduction, latency + bytes / (bandwidth * its efficiency).
-double island_collective_time(CollectiveOp op, int n, double bytes, const NvlinkSpec& nvlink);
-
-// Returns the closed-form time of `pass` on a TP group of `t` GPUs in one island.
-FusedPass fuse_pass(const Pass& pass, int t, const NvlinkSpec& nvlink);
-// Returns the closed-form time of one segment, adding its exposed collective time to *exposed.
-double fuse_segment(const Segment& seg, int t, const NvlinkSpec& nvlink, double* exposed);
 
 }  // namespace trident
 

@@ -14,6 +14,7 @@
 
 #include "core/errors.h"
 #include "engine/collective_lowering.h"
+#include "engine/fused_passes.h"
 #include "engine/phase_runner.h"
 #include "platform/platform.h"
 #include "schedule/rank_map.h"
@@ -39,9 +40,10 @@ struct Rendezvous {
 struct ActorState {
   ActorTimeline* tl = nullptr;
   int tp = 0, dp = 0, pp = 0;
-  int tp_seq = 0, dp_seq = 0;  // collectives issued so far, to match them across actors
-  double bucket_params = 0;    // gradients ready but not yet handed to a bucket
-  int buckets = 0;             // buckets launched so far
+  int tp_seq = 0, dp_seq = 0;       // collectives issued so far, to match them across actors
+  double bucket_params = 0;         // gradients ready but not yet handed to a bucket
+  int buckets = 0;                  // buckets launched so far
+  bool record_closed_form = false;  // record its fused passes' TP collectives
   std::vector<sg4::SemaphorePtr> pending_buckets;
 };
 
@@ -49,29 +51,26 @@ class StepSimulation {
  public:
   StepSimulation(const Scenario& sc, const Workload& w, const std::vector<StageProgram>& programs,
                  const SimOptions& opt)
-      : sc_(sc), w_(w), programs_(programs), opt_(opt), ranks_(sc.plan, sc.cluster) {
+      : sc_(sc),
+        w_(w),
+        programs_(programs),
+        opt_(opt),
+        ranks_(sc.plan, sc.cluster),
+        shortcuts_(decide_shortcuts(sc, opt.fidelity)) {
     t_ = sc.plan.tensor;
     d_ = sc.plan.data;
     p_ = sc.plan.pipeline;
     v_ = static_cast<int>(w.stages.front().chunks.size());
-    full_ = opt.fidelity == Fidelity::kFull;
-    lowering_.collapse_steps = !full_;
+    // Every shortcut comes from the one record (decide_shortcuts says where each is exact).
+    full_ = !shortcuts_.group_actor.taken;
+    lowering_.collapse_steps = shortcuts_.collapsed_steps.taken;
     lowering_.in_switch_efficiency = sc.cluster.nvlink.in_switch_reduction_efficiency;
-    // Closed-form TP only where it is exact: TP groups alone on their NVLink links.
-    fuse_tp_ = !full_ && (t_ == 1 || ranks_.tensor_traffic_isolated());
-    dp_op_ = sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
-    // The TP ranks of a group move identical pipeline and data-parallel traffic. When each
-    // rank's flows run on its own NIC and NVLink links and the fabric above the NICs can never
-    // be their bottleneck (no taper), one rank's flows time them all.
-    const NetworkSpec& net = sc.cluster.network;
-    one_rank_flows_ = !full_ && ranks_.tensor_ranks_on_distinct_nics() &&
-                      (net.topology == Topology::kSingleSwitch || net.oversubscription <= 1);
-    // Likewise the d data-parallel replicas of a stage run identical programs. When, besides,
-    // each ring edge is one NIC-to-NIC flow (one replica per island), every edge carries the
-    // same load as replica 0's own NICs: one replica simulated, its ring edge mirrored out
-    // through its NIC and back, times them all.
-    one_replica_ = one_rank_flows_ && d_ > 1 && ranks_.data_groups_one_per_island();
-    replicas_ = one_replica_ ? 1 : d_;
+    fuse_tp_ = shortcuts_.fused_tp.taken;
+    one_rank_flows_ = shortcuts_.one_rank_flows.taken;
+    one_replica_ = shortcuts_.one_replica.taken;
+    replicas_ = shortcuts_.replicas_simulated(sc.plan);
+    dp_op_ =
+        sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
   }
 
   Timeline run();
@@ -85,20 +84,29 @@ class StepSimulation {
   void actor_main(ActorState& a);
   void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb,
                 int chunk, bool fill_buckets);
+  // Records the TP collectives of a fused pass that ran [start, now) where its closed form put
+  // them; returns how the pass's TP collectives were run and recorded.
+  TpTiming record_fused(ActorState& a, const Pass& pass, const FusedPass& fused, double start,
+                        int mb, int chunk);
   void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
   // Joins a collective; returns the semaphore that its completion releases for this actor.
   sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async);
-  // Runs a collective to completion; returns the time this actor spent in it.
-  double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes);
+  // Runs a collective to completion and records it (a TP one for pass (mb, chunk) and `layer`);
+  // returns the time this actor spent in it.
+  double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes, int mb = -1,
+                    int chunk = 0, int layer = kLayerUnknown);
   // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
   // (or `flush`).
   void maybe_launch_bucket(ActorState& a, bool flush);
   // Records [start, now) as `kind`; returns the interval, or nullptr when not recording.
   Interval* record(ActorState& a, IntervalKind kind, double start, int mb, int chunk = 0) {
+    return record(a, kind, start, sg4::Engine::get_clock(), mb, chunk);
+  }
+  Interval* record(ActorState& a, IntervalKind kind, double start, double end, int mb, int chunk) {
     if (!opt_.record_intervals) return nullptr;
     Interval iv;
     iv.start = start;
-    iv.end = sg4::Engine::get_clock();
+    iv.end = end;
     iv.kind = kind;
     iv.microbatch = mb;
     iv.chunk = static_cast<std::int16_t>(chunk);
@@ -125,6 +133,7 @@ class StepSimulation {
   const std::vector<StageProgram>& programs_;
   SimOptions opt_;
   RankMap ranks_;
+  Shortcuts shortcuts_;
   std::unique_ptr<Platform> platform_;
   int t_ = 1, d_ = 1, p_ = 1, v_ = 1;
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
@@ -168,12 +177,16 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     auto phases = kind == CollKind::kData && one_replica_
                       ? lower_mirrored_ring(op, groups.front().front(), d_, bytes)
                       : lower_collective(op, groups, bytes, island_of, lowering_);
-    auto drive = [this, phases = std::move(phases), done, participants, members]() {
+    auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
       const double start = sg4::Engine::get_clock();
       run_phases(*platform_, phases, &activities_);
       // A bucket runs beside its members' compute: record it for the trace, not as exposed.
       for (ActorState* m : members) {
-        if (Interval* iv = record(*m, IntervalKind::kDpComm, start, -1)) iv->bucket = m->buckets;
+        if (Interval* iv = record(*m, IntervalKind::kDpComm, start, -1)) {
+          iv->bucket = m->buckets;
+          iv->op = op;
+          iv->bytes = bytes;
+        }
         m->buckets += 1;
       }
       for (int i = 0; i < participants; ++i) done->release();
@@ -187,11 +200,28 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
   return done;
 }
 
-double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes) {
+double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
+                                  int mb, int chunk, int layer) {
   const double start = sg4::Engine::get_clock();
   join(a, kind, op, bytes, /*async=*/false)->acquire();
-  record(a, kind == CollKind::kTensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, -1);
+  const bool tensor = kind == CollKind::kTensor;
+  if (Interval* iv =
+          record(a, tensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, mb, chunk)) {
+    iv->op = op;
+    iv->bytes = bytes;
+    iv->layer = layer;
+    if (tensor) iv->tp = TpTiming::kSimulated;
+  }
   return sg4::Engine::get_clock() - start;
+}
+
+TpTiming StepSimulation::record_fused(ActorState& a, const Pass& pass, const FusedPass& fused,
+                                      double start, int mb, int chunk) {
+  if (fused.collectives.empty()) return TpTiming::kNone;
+  if (!opt_.record_intervals || !a.record_closed_form) return TpTiming::kClosedFormUnrecorded;
+  append_fused_collectives(pass, fused, start, sg4::Engine::get_clock(), mb, chunk,
+                           &a.tl->intervals);
+  return TpTiming::kClosedForm;
 }
 
 void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
@@ -210,7 +240,8 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     compute(fused.duration);
     tl.compute_s += pass.compute_s;
     tl.tp_exposed_s += fused.tp_exposed;
-    record(a, kind, start, mb, chunk);
+    const TpTiming tp = record_fused(a, pass, fused, start, mb, chunk);
+    if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
     return;
   }
   double pending = 0;  // closed-form time not yet executed (fused mode)
@@ -231,7 +262,7 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
           ++activities_;
           overlap = sg4::this_actor::exec_async(seg.overlap_s * host_speed_);
         }
-        collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes);
+        collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes, mb, chunk, seg.layer);
         if (overlap) overlap->wait();
         tl.tp_exposed_s += (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
       }
@@ -247,7 +278,13 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
   }
   compute(pending);
   if (fill_buckets) maybe_launch_bucket(a, true);
-  record(a, kind, start, mb, chunk);
+  TpTiming tp = TpTiming::kNone;
+  if (fuse_tp_) {
+    tp = record_fused(a, pass, fused, start, mb, chunk);
+  } else if (t_ > 1 && pass.collectives > 0) {
+    tp = TpTiming::kSimulated;
+  }
+  if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
 }
 
 void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb,
@@ -260,12 +297,14 @@ void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePt
   // The transfer starts once both sides are ready (rendezvous), one flow per tensor rank.
   std::vector<Flow> flows;
   for (int r : tensor_ranks(a)) {
-    flows.push_back({ranks_.gpu(r, a.dp, from.stage), ranks_.gpu(r, a.dp, a.pp),
-                     w_.stages[a.pp].p2p_bytes});
+    flows.push_back(
+        {ranks_.gpu(r, a.dp, from.stage), ranks_.gpu(r, a.dp, a.pp), w_.stages[a.pp].p2p_bytes});
   }
   run_flows(*platform_, flows, &activities_);
   a.tl->pp_exposed_s += sg4::Engine::get_clock() - now;
-  record(a, IntervalKind::kPpComm, now, mb, chunk);
+  if (Interval* iv = record(a, IntervalKind::kPpComm, now, mb, chunk)) {
+    iv->bytes = w_.stages[a.pp].p2p_bytes;
+  }
 }
 
 void StepSimulation::actor_main(ActorState& a) {
@@ -311,7 +350,11 @@ void StepSimulation::actor_main(ActorState& a) {
         for (const sg4::SemaphorePtr& done : a.pending_buckets) done->acquire();
         a.pending_buckets.clear();
         a.tl->dp_exposed_s += sg4::Engine::get_clock() - start;
-        record(a, IntervalKind::kDpComm, start, -1);
+        if (Interval* iv = record(a, IntervalKind::kDpComm, start, -1)) {
+          iv->op = dp_op_;
+          iv->bytes = work.grad_bytes;
+          iv->bucket_wait = true;
+        }
         break;
       }
       case InstrKind::kOptimizer: {
@@ -352,6 +395,13 @@ Timeline StepSimulation::run() {
   const int tensor_actors = full_ ? t_ : 1;
   const int replicas = full_ ? d_ : replicas_;
   const int count = p_ * replicas * tensor_actors;
+  // The trace-size budget: the closed-form TP collectives all actors' fused passes would record.
+  long closed_form = 0;
+  for (int pp = 0; fuse_tp_ && pp < p_; ++pp) {
+    closed_form += fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas *
+                   tensor_actors;
+  }
+  const bool record_all_closed_form = closed_form <= opt_.max_closed_form_intervals;
   timelines_.resize(count);
   actors_.resize(count);
   for (int i = 0; i < count * v_; ++i) {
@@ -372,10 +422,11 @@ Timeline StepSimulation::run() {
         a.tp = tp;
         a.dp = dp;
         a.pp = pp;
+        a.record_closed_form = record_all_closed_form || dp == 0;
         sg4::Host* host = platform_->host(ranks_.gpu(tp, dp, pp));
-        sg4::Actor::create("s" + std::to_string(pp) + "d" + std::to_string(dp) + "t" +
-                               std::to_string(tp),
-                           host, [this, &a]() { actor_main(a); });
+        sg4::Actor::create(
+            "s" + std::to_string(pp) + "d" + std::to_string(dp) + "t" + std::to_string(tp), host,
+            [this, &a]() { actor_main(a); });
       }
     }
   }
@@ -386,6 +437,7 @@ Timeline StepSimulation::run() {
                           std::to_string(count) + " actors never finished their program");
   }
   Timeline out;
+  out.shortcuts = shortcuts_;
   for (const ActorTimeline& tl : timelines_) out.step_time_s = std::max(out.step_time_s, tl.end_s);
   out.activities = activities_;
   out.actors = std::move(timelines_);
@@ -393,19 +445,6 @@ Timeline StepSimulation::run() {
 }
 
 }  // namespace
-
-const char* fidelity_name(Fidelity f) { return f == Fidelity::kFull ? "full" : "fast"; }
-
-bool parse_fidelity(const std::string& name, Fidelity* out) {
-  if (name == "fast") {
-    *out = Fidelity::kFast;
-  } else if (name == "full") {
-    *out = Fidelity::kFull;
-  } else {
-    return false;
-  }
-  return true;
-}
 
 Timeline simulate_step(const Scenario& scenario, const Workload& workload,
                        const std::vector<StageProgram>& programs, const SimOptions& options) {

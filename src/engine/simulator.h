@@ -9,29 +9,21 @@
 #include "config/scenario.h"
 #include "engine/timeline.h"
 #include "schedule/program.h"
+#include "schedule/shortcuts.h"
 #include "workload/stage_work.h"
 
 namespace trident {
 
-enum class Fidelity {
-  // One actor per tensor-parallel group (its GPUs run identical programs); its collectives and
-  // transfers still move every GPU's bytes. TP all-reduces with no competing traffic are timed
-  // in closed form and fused with the surrounding compute; ring steps are collapsed into one
-  // flow per edge.
-  kFast,
-  // One actor per GPU; every collective is simulated ring step by ring step. For validation.
-  kFull,
-};
-
-const char* fidelity_name(Fidelity f);
-bool parse_fidelity(const std::string& name, Fidelity* out);
-
 struct SimOptions {
   Fidelity fidelity = Fidelity::kFast;
   bool record_intervals = true;
+  // The trace-size budget: when recording would give more closed-form TP intervals (those of
+  // fused passes) than this, only data-parallel rank 0's are recorded (the others are copies).
+  long max_closed_form_intervals = 250000;
 };
 
-// Simulates one step of `scenario` with the given per-stage work and programs.
+// Simulates one step of `scenario` with the given per-stage work and programs, taking the
+// shortcuts decide_shortcuts(scenario, options.fidelity) gives (returned in the Timeline).
 // SimGrid allows one engine per process: call at most once per process (fork for more).
 // Throws SimulationError if the step deadlocks or an engine invariant breaks.
 Timeline simulate_step(const Scenario& scenario, const Workload& workload,

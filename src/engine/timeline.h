@@ -1,11 +1,16 @@
-// What a simulated step did: per simulated actor (one GPU, or one tensor-parallel group whose
-// GPUs do identical work), its time split by activity, and the intervals it spent on each.
-// Plain data; no SimGrid.
+// What a simulated step did: the shortcuts it took; per simulated actor (one GPU, or one
+// tensor-parallel group whose GPUs do identical work), its time split by activity, and the
+// intervals it spent on each, with what the engine ran in them (collective, bytes, layer), so
+// that reports format them without re-deriving them. Plain data; no SimGrid.
 #ifndef TRIDENT_ENGINE_TIMELINE_H_
 #define TRIDENT_ENGINE_TIMELINE_H_
 
 #include <cstdint>
 #include <vector>
+
+#include "core/collective_op.h"
+#include "schedule/shortcuts.h"
+#include "workload/stage_work.h"  // kLayer* values
 
 namespace trident {
 
@@ -13,19 +18,34 @@ enum class IntervalKind : std::uint8_t {
   kForward,    // forward pass of a micro-batch (compute, with fused TP all-reduces)
   kBackward,   // backward pass of a micro-batch
   kOptimizer,  // optimizer step
-  kTpComm,     // tensor-parallel collective the GPU waits for (when not fused)
+  kTpComm,     // tensor-parallel collective: simulated, or its closed-form time in a fused pass
   kPpWait,     // waiting for a pipeline neighbour to produce (bubble)
   kPpComm,     // point-to-point transfer of activations or gradients
   kDpComm,     // data-parallel gradient reduction (or the wait for its buckets)
+};
+
+// How the TP collectives of a pass ran and were recorded (passes), or how one was (kTpComm).
+enum class TpTiming : std::uint8_t {
+  kNone,        // no TP collective (t = 1), or not a pass nor a TP collective
+  kSimulated,   // simulated flows; each recorded as a kTpComm interval before its pass
+  kClosedForm,  // fused into the pass; each recorded as a kTpComm interval where the engine's
+                // closed form put it (island_collective_time), before its pass
+  kClosedFormUnrecorded,  // fused, not recorded: beyond SimOptions::max_closed_form_intervals
+                          // only data-parallel rank 0's are
 };
 
 struct Interval {
   double start = 0;
   double end = 0;
   IntervalKind kind = IntervalKind::kForward;
-  std::int32_t microbatch = -1;
-  std::int16_t chunk = 0;    // model chunk (virtual stage on this GPU) of a pass or transfer
-  std::int32_t bucket = -1;  // kDpComm: gradient bucket; -1 for the step's whole reduction
+  TpTiming tp = TpTiming::kNone;               // passes and kTpComm
+  CollectiveOp op = CollectiveOp::kAllReduce;  // kTpComm, kDpComm: the collective launched
+  bool bucket_wait = false;      // kDpComm: waiting for the buckets launched during backward
+  std::int16_t chunk = 0;        // model chunk (virtual stage on this GPU) of a pass or transfer
+  std::int32_t microbatch = -1;  // passes, transfers; kTpComm: its pass's
+  std::int32_t bucket = -1;      // kDpComm: gradient bucket; -1 for the step's whole reduction
+  std::int32_t layer = kLayerUnknown;  // kTpComm: the layer, or a kLayer* value
+  double bytes = 0;  // kTpComm, kDpComm: buffer per GPU as launched; kPpComm: bytes per GPU
 };
 
 struct ActorTimeline {
@@ -43,6 +63,7 @@ struct ActorTimeline {
 };
 
 struct Timeline {
+  Shortcuts shortcuts;  // what the engine decided to shortcut, and why
   double step_time_s = 0;
   std::uint64_t activities = 0;  // SimGrid activities (execs, flows, sleeps) executed
   std::vector<ActorTimeline> actors;

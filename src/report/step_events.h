@@ -1,7 +1,9 @@
-// What each recorded interval of a simulated step is: the engine records bare intervals
-// (kind, start, end, micro-batch, chunk); joined with the programs the actors ran and the
-// stages' work, each becomes a StepEvent that knows its peer stage, direction, layers, bytes and
-// collective. Pure; no SimGrid. Shared by the trace writer and its tests.
+// What each recorded interval of a simulated step is: the engine records what it ran (kind,
+// times, micro-batch, chunk, and for collectives the op, bytes, layer and bucket, closed-form TP
+// collectives where it timed them); joined with the programs the actors ran (for the peer of
+// each transfer) and the stages' layers, each becomes a StepEvent. Formatting only: nothing here
+// re-derives a cost or a decision of the engine. Pure; no SimGrid. Shared by the trace writer
+// and its tests.
 #ifndef TRIDENT_REPORT_STEP_EVENTS_H_
 #define TRIDENT_REPORT_STEP_EVENTS_H_
 
@@ -10,7 +12,7 @@
 
 #include "config/scenario.h"
 #include "core/collective_op.h"
-#include "engine/timeline.h"
+#include "engine/timeline.h"  // the engine's output, plain data
 #include "schedule/program.h"
 #include "workload/stage_work.h"
 
@@ -32,17 +34,12 @@ enum class EventKind {
 enum class EventTrack { kCompute, kComm, kSend };
 EventTrack event_track(EventKind kind);
 
-// `layer` values that are not a layer index.
-constexpr int kLayerEmbedding = -1;  // the embedding's collective (first chunk of the model)
-constexpr int kLayerOutput = -2;     // the output layer's collective (last chunk)
-constexpr int kLayerUnknown = -3;    // the pass's collectives could not be mapped to layers
-
 // How a pass's tensor-parallel collectives appear in the events.
 enum class TpDetail {
   kNone,             // no TP collectives (t = 1)
   kSimulated,        // simulated flows: kTpCollective events with the recorded times
-  kClosedForm,       // fused into the pass; kTpCollective events laid out in closed form
-  kClosedFormHidden  // fused, and not laid out (the trace-size budget was spent)
+  kClosedForm,       // fused into the pass; kTpCollective events where the engine timed them
+  kClosedFormHidden  // fused, and not recorded (the engine's trace-size budget was spent)
 };
 
 struct StepEvent {
@@ -72,19 +69,12 @@ struct ActorEvents {
   std::vector<StepEvent> events;
 };
 
-struct StepEventOptions {
-  // Closed-form TP collectives to lay out at most; beyond, only data-parallel rank 0's are
-  // laid out (the others are copies of them) and the rest marked kClosedFormHidden.
-  long max_closed_form_events = 250000;
-};
-
 // Returns the events of every actor of `timeline`, in actor order. Requires the timeline to
 // come from simulating `programs` (build_programs of the plan) on `workload` with intervals
 // recorded; an interval that does not match its program is still returned, with unknown peer.
 std::vector<ActorEvents> step_events(const Scenario& scenario, const Workload& workload,
                                      const std::vector<StageProgram>& programs,
-                                     const Timeline& timeline,
-                                     const StepEventOptions& options = {});
+                                     const Timeline& timeline);
 
 // Returns the event's display name: "F mb3", "B mb3 c1" (chunk shown when the plan has
 // virtual stages), "AR tp L12", "recv act ← stage 2", "send grad → stage 1", "AR dp bucket 2",

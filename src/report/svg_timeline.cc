@@ -174,6 +174,8 @@ Lanes lanes_of(const ActorTimeline& a, double x0, double px_per_s) {
         b.cls = kP2p;
         break;
       case IntervalKind::kTpComm:
+        // Closed-form collectives lie inside their (fused) pass's box already.
+        if (iv.tp == TpTiming::kClosedForm) continue;
         b.cls = kTp;
         break;
       case IntervalKind::kDpComm:

@@ -81,7 +81,7 @@ std::string args_json(const StepEvent& e, int v) {
       if (e.tp == TpDetail::kClosedForm) {
         add_str("tp", "closed form, fused into this pass; laid out on the comm track");
       } else if (e.tp == TpDetail::kClosedFormHidden) {
-        add_str("tp", "closed form, fused into this pass; laid out for data rank 0 only");
+        add_str("tp", "closed form, fused into this pass; recorded for data rank 0 only");
       } else if (e.tp == TpDetail::kSimulated) {
         add_str("tp", "simulated, on the comm track");
       }
@@ -90,9 +90,10 @@ std::string args_json(const StepEvent& e, int v) {
       add("layer", layer_text(e.first_layer));
       add_str("op", collective_op_name(e.op));
       if (e.bytes > 0) add("bytes", bytes_text(e.bytes));
-      add_str("timing", e.tp == TpDetail::kClosedForm
-                            ? "closed form (ring time of the pass, not simulated flows)"
-                            : "simulated");
+      add_str("timing",
+              e.tp == TpDetail::kClosedForm
+                  ? "closed form (the engine's time for it in the fused pass, not simulated flows)"
+                  : "simulated");
       break;
     case EventKind::kRecv:
     case EventKind::kSend:
@@ -148,11 +149,10 @@ std::string gpu_list_name(const std::vector<int>& gpus) {
 }
 
 std::string format_trace(const Scenario& sc, const Workload& w,
-                         const std::vector<StageProgram>& programs, const Timeline& tl,
-                         const StepEventOptions& options) {
+                         const std::vector<StageProgram>& programs, const Timeline& tl) {
   const PlanSpec& plan = sc.plan;
   const int v = w.stages.empty() ? 1 : static_cast<int>(w.stages.front().chunks.size());
-  const std::vector<ActorEvents> all = step_events(sc, w, programs, tl, options);
+  const std::vector<ActorEvents> all = step_events(sc, w, programs, tl);
   std::vector<const ActorEvents*> order;
   for (const ActorEvents& ae : all) order.push_back(&ae);
   std::stable_sort(order.begin(), order.end(), [](const ActorEvents* x, const ActorEvents* y) {
@@ -167,6 +167,12 @@ std::string format_trace(const Scenario& sc, const Workload& w,
                               plan.pipeline, plan.data, v, plan.num_microbatches,
                               plan.micro_batch_size, schedule_name(plan.schedule));
   other["step_time_s"] = tl.step_time_s;
+  other["fidelity"] = fidelity_name(tl.shortcuts.fidelity);
+  Json shortcuts = Json::object();
+  for (const auto& [name, shortcut] : named_shortcuts(tl.shortcuts)) {
+    shortcuts[name] = {{"taken", shortcut->taken}, {"reason", shortcut->reason}};
+  }
+  other["shortcuts"] = shortcuts;
   other["tracks"] =
       "per simulated actor: compute, comm (what it waits on from the network), send (transfers "
       "it sources); micro-batches, chunks, layers and stages count from 0";

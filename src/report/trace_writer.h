@@ -31,8 +31,7 @@ namespace trident {
 // recorded) as one JSON object {"displayTimeUnit", "otherData", "traceEvents"}, ending with a
 // newline.
 std::string format_trace(const Scenario& scenario, const Workload& workload,
-                         const std::vector<StageProgram>& programs, const Timeline& timeline,
-                         const StepEventOptions& options = {});
+                         const std::vector<StageProgram>& programs, const Timeline& timeline);
 
 // Returns how a list of GPUs is named in the trace: "GPU 5", "GPUs 8-15", "GPUs 0,8,16,24".
 std::string gpu_list_name(const std::vector<int>& gpus);

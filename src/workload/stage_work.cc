@@ -35,8 +35,9 @@ double op_time(const Op& op, const ComputeModel& cm) {
 
 // Appends `ops` to `pass`: compute accumulates until a TP collective closes the segment; a
 // collective marked overlaps_next takes the following op as its concurrent compute. With t = 1
-// the collectives vanish.
-void append_ops(const std::vector<Op>& ops, const ComputeModel& cm, int tensor, Pass* pass) {
+// the collectives vanish. Each segment closed by a collective records `layer`.
+void append_ops(const std::vector<Op>& ops, const ComputeModel& cm, int tensor, int layer,
+                Pass* pass) {
   if (pass->segments.empty()) pass->segments.emplace_back();
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
@@ -51,6 +52,7 @@ void append_ops(const std::vector<Op>& ops, const ComputeModel& cm, int tensor, 
     Segment& seg = pass->segments.back();
     seg.tp_bytes = op.bytes;
     seg.tp_op = op.collective;
+    seg.layer = layer;
     pass->collectives += 1;
     pass->tp_bytes += op.bytes;
     if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
@@ -91,8 +93,7 @@ std::vector<Op> attention_core(const std::vector<Op>& forward) {
 
 // Walks each stage's program and records the peak bytes (and count) of chunk activations
 // forwarded but not yet backwarded.
-void schedule_memory(const PlanSpec& plan, Workload* w) {
-  const std::vector<StageProgram> programs = build_programs(plan);
+void schedule_memory(const std::vector<StageProgram>& programs, Workload* w) {
   for (size_t s = 0; s < programs.size(); ++s) {
     StageWork& st = w->stages[s];
     double live = 0, peak = 0;
@@ -153,7 +154,9 @@ std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& pl
   return std::vector<int>(chunks, model.num_layers / chunks);
 }
 
-Workload build_workload(const Scenario& sc) {
+Workload build_workload(const Scenario& sc) { return build_workload(sc, build_programs(sc.plan)); }
+
+Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& programs) {
   const ModelSpec& model = sc.model;
   const PlanSpec& plan = sc.plan;
   const ComputeModel cm(sc.cluster.gpu, plan.precision);
@@ -192,25 +195,30 @@ Workload build_workload(const Scenario& sc) {
       ch.has_output = vs == p * v - 1;
       double params = ch.num_layers * per_layer_params;
 
-      if (ch.has_embedding) append_ops(embedding_forward_ops(dims), cm, plan.tensor, &ch.forward);
-      for (int l = 0; l < ch.num_layers; ++l) append_ops(layer_fwd, cm, plan.tensor, &ch.forward);
-      if (ch.has_output) append_ops(output_forward_ops(dims), cm, plan.tensor, &ch.forward);
+      if (ch.has_embedding)
+        append_ops(embedding_forward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.forward);
+      for (int l = 0; l < ch.num_layers; ++l)
+        append_ops(layer_fwd, cm, plan.tensor, ch.first_layer + l, &ch.forward);
+      if (ch.has_output)
+        append_ops(output_forward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.forward);
       finish(&ch.forward);
       ch.forward.model_flops = ch.forward.flops;
 
       if (ch.has_output) {
-        append_ops(output_backward_ops(dims), cm, plan.tensor, &ch.backward);
+        append_ops(output_backward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.backward);
         const double out = final_norm + (output_copy ? vocab_params : 0);
         grads_done(out, &ch.backward);
         params += out;
       }
       for (int l = 0; l < ch.num_layers; ++l) {
-        append_ops(recompute_ops, cm, plan.tensor, &ch.backward);
-        append_ops(layer_bwd, cm, plan.tensor, &ch.backward);
+        // Backward runs the chunk's layers last to first.
+        const int layer = ch.first_layer + ch.num_layers - 1 - l;
+        append_ops(recompute_ops, cm, plan.tensor, layer, &ch.backward);
+        append_ops(layer_bwd, cm, plan.tensor, layer, &ch.backward);
         grads_done(per_layer_params, &ch.backward);
       }
       if (ch.has_embedding) {
-        append_ops(embedding_backward_ops(dims), cm, plan.tensor, &ch.backward);
+        append_ops(embedding_backward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.backward);
         grads_done(vocab_params + pos_params, &ch.backward);
         params += vocab_params + pos_params;
       }
@@ -219,7 +227,8 @@ Workload build_workload(const Scenario& sc) {
       ch.params_per_gpu = params;
       ch.activation_bytes = act_layer * ch.num_layers;
       // Logits (16-bit) and the fp32 softmax of the vocab-parallel cross-entropy.
-      if (ch.has_output) ch.activation_bytes += tokens * double(model.vocab_size) / t * (dims.elem + 4);
+      if (ch.has_output)
+        ch.activation_bytes += tokens * double(model.vocab_size) / t * (dims.elem + 4);
 
       st.num_layers += ch.num_layers;
       st.params_per_gpu += params;
@@ -230,7 +239,8 @@ Workload build_workload(const Scenario& sc) {
     const double params = st.params_per_gpu;
     const double opt_share = plan.distributed_optimizer ? d : 1;
     st.grad_bytes = params * grad_element_bytes(plan.precision);
-    st.param_gather_bytes = plan.distributed_optimizer ? params * precision_bytes(plan.precision) : 0;
+    st.param_gather_bytes =
+        plan.distributed_optimizer ? params * precision_bytes(plan.precision) : 0;
     st.optimizer_s = cm.memory_time(params / opt_share * kAdamBytesPerParam);
     st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
     st.grad_bucket_params = plan.grad_bucket_size > 0
@@ -240,7 +250,7 @@ Workload build_workload(const Scenario& sc) {
     st.memory.gradients = st.grad_bytes;
     st.memory.optimizer = params * kOptimizerStateBytes / opt_share;
   }
-  schedule_memory(plan, &w);
+  schedule_memory(programs, &w);
   return w;
 }
 

@@ -9,8 +9,14 @@
 
 #include "config/scenario.h"
 #include "core/collective_op.h"
+#include "schedule/program.h"
 
 namespace trident {
+
+// `layer` values of a segment that are not a layer index.
+constexpr int kLayerEmbedding = -1;  // the embedding's collective (first chunk of the model)
+constexpr int kLayerOutput = -2;     // the output layer's collective (last chunk)
+constexpr int kLayerUnknown = -3;    // no collective, or not known
 
 // Compute, then a collective of `tp_bytes` (the full buffer) over the TP group (none when 0 or
 // t = 1), during which `overlap_s` more compute runs on the same GPU.
@@ -22,6 +28,8 @@ struct Segment {
   // Backward passes: parameters whose gradients are complete once this segment ends (a layer's
   // backward ends here). Data-parallel gradient buckets fill from these.
   double grad_params = 0;
+  // The layer whose collective closes this segment (or a kLayer* value).
+  int layer = kLayerUnknown;
 };
 
 // One forward or backward pass of one micro-batch through one chunk, on one TP rank.
@@ -48,19 +56,19 @@ struct ChunkWork {
 
 struct StageMemory {
   double weights = 0, gradients = 0, optimizer = 0;  // bytes per GPU
-  double activations = 0;           // peak bytes of activations in flight under the schedule
-  int microbatches_in_flight = 0;   // peak (micro-batch, chunk) forwards awaiting backward
+  double activations = 0;          // peak bytes of activations in flight under the schedule
+  int microbatches_in_flight = 0;  // peak (micro-batch, chunk) forwards awaiting backward
   double total() const { return weights + gradients + optimizer + activations; }
 };
 
 struct StageWork {
   std::vector<ChunkWork> chunks;
-  int num_layers = 0;        // over all chunks
-  double optimizer_s = 0;    // optimizer step on this GPU's (shard of) parameters
+  int num_layers = 0;      // over all chunks
+  double optimizer_s = 0;  // optimizer step on this GPU's (shard of) parameters
   double params_per_gpu = 0;
-  double grad_bytes = 0;     // gradient bytes this GPU reduces over its DP group
+  double grad_bytes = 0;          // gradient bytes this GPU reduces over its DP group
   double param_gather_bytes = 0;  // distributed optimizer: updated weights all-gathered
-  double p2p_bytes = 0;      // bytes one GPU sends to a neighbour per micro-batch and chunk
+  double p2p_bytes = 0;           // bytes one GPU sends to a neighbour per micro-batch and chunk
   double grad_bucket_params = 0;  // parameters per DP gradient bucket (overlap_grad_reduce)
   StageMemory memory;
 };
@@ -73,8 +81,10 @@ struct Workload {
 };
 
 // Builds the per-stage work of `scenario` from the Megatron cost model (layer_ops.h) timed by
-// the GPU's compute model, with activation memory from the schedule's peak. Requires a
-// validated scenario.
+// the GPU's compute model, with activation memory from the peak of `programs`. Requires a
+// validated scenario and `programs` = build_programs(scenario.plan).
+Workload build_workload(const Scenario& scenario, const std::vector<StageProgram>& programs);
+// As above, building the programs itself (for callers that do not run them).
 Workload build_workload(const Scenario& scenario);
 
 // Returns the layers of each virtual stage (plan.pipeline_layers, or an even split).

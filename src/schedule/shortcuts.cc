@@ -1,0 +1,104 @@
+#include "schedule/shortcuts.h"
+
+#include <fmt/format.h>
+
+#include "schedule/rank_map.h"
+
+namespace trident {
+namespace {
+
+Shortcut on(std::string reason) { return {true, std::move(reason)}; }
+Shortcut off(std::string reason) { return {false, std::move(reason)}; }
+
+Shortcut decide_fused_tp(const PlanSpec& plan, const RankMap& ranks) {
+  if (plan.tensor == 1) return on("no tensor parallelism (t = 1): there is no TP collective");
+  if (!ranks.tensor_groups_in_islands()) {
+    return off("a TP group spans NVLink islands: its collectives cross the network");
+  }
+  if (!ranks.tensor_traffic_isolated()) {
+    return off(
+        "pipeline neighbours share an NVLink island: their transfers meet the TP "
+        "collectives on NVLink");
+  }
+  return on(
+      "every TP group sits in one NVLink island and no pipeline transfer uses its "
+      "links: its collectives meet no other traffic, so the closed form is exact");
+}
+
+Shortcut decide_one_rank_flows(const ClusterSpec& c, const RankMap& ranks) {
+  if (!ranks.tensor_ranks_on_distinct_nics()) {
+    return off("GPUs of a TP group share a NIC: their pipeline and data-parallel flows compete");
+  }
+  const NetworkSpec& net = c.network;
+  if (net.topology != Topology::kSingleSwitch && net.oversubscription > 1) {
+    return off(
+        fmt::format("the fat tree is oversubscribed ({}:1): the fabric above the NICs "
+                    "may bottleneck the TP ranks' flows together",
+                    net.oversubscription));
+  }
+  return on(
+      "the ranks of a TP group reach the network through pairwise different NICs and "
+      "the fabric above them has no taper: each rank's identical flows run on links of "
+      "their own");
+}
+
+Shortcut decide_one_replica(const PlanSpec& plan, const Shortcut& one_rank_flows,
+                            const RankMap& ranks) {
+  if (!one_rank_flows.taken) return off("needs one_rank_flows (one rank's flows time the group)");
+  if (plan.data == 1) return off("one data-parallel replica (d = 1): nothing to mirror");
+  if (!ranks.data_groups_one_per_island()) {
+    return off(
+        "a data-parallel group has several members in one NVLink island: its ring "
+        "edges are not all NIC-to-NIC");
+  }
+  return on(
+      "replicas run identical programs and every data-parallel ring edge is one "
+      "NIC-to-NIC flow (one replica per island): each edge carries replica 0's load");
+}
+
+}  // namespace
+
+const char* fidelity_name(Fidelity f) { return f == Fidelity::kFull ? "full" : "fast"; }
+
+bool parse_fidelity(const std::string& name, Fidelity* out) {
+  if (name == "fast") {
+    *out = Fidelity::kFast;
+  } else if (name == "full") {
+    *out = Fidelity::kFull;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
+  Shortcuts s;
+  s.fidelity = fidelity;
+  if (fidelity == Fidelity::kFull) {
+    const std::string why = "full fidelity: one actor per GPU, every ring step simulated";
+    s.group_actor = s.fused_tp = s.one_rank_flows = s.one_replica = s.collapsed_steps = off(why);
+    return s;
+  }
+  const RankMap ranks(sc.plan, sc.cluster);
+  s.group_actor =
+      on("the GPUs of a TP group run identical programs; their collectives and "
+         "transfers still move every GPU's bytes");
+  s.fused_tp = decide_fused_tp(sc.plan, ranks);
+  s.one_rank_flows = decide_one_rank_flows(sc.cluster, ranks);
+  s.one_replica = decide_one_replica(sc.plan, s.one_rank_flows, ranks);
+  s.collapsed_steps =
+      on("identical consecutive ring steps run as one flow per edge with "
+         "their bytes and latencies: exact without competing traffic; under "
+         "contention one step's bytes spread over the phase");
+  return s;
+}
+
+std::vector<std::pair<const char*, const Shortcut*>> named_shortcuts(const Shortcuts& s) {
+  return {{"group_actor", &s.group_actor},
+          {"fused_tp", &s.fused_tp},
+          {"one_rank_flows", &s.one_rank_flows},
+          {"one_replica", &s.one_replica},
+          {"collapsed_steps", &s.collapsed_steps}};
+}
+
+}  // namespace trident

@@ -1,0 +1,62 @@
+// The shortcuts a simulated step takes, decided in one place from the scenario and the
+// fidelity. Each is exact in a stated domain (or, for collapsed ring steps, exact without
+// competing traffic); the engine runs what this record says, the Timeline carries it, and the
+// trace shows it. Pure; no SimGrid.
+#ifndef TRIDENT_SCHEDULE_SHORTCUTS_H_
+#define TRIDENT_SCHEDULE_SHORTCUTS_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/scenario.h"
+
+namespace trident {
+
+enum class Fidelity {
+  // One actor per tensor-parallel group (its GPUs run identical programs); its collectives and
+  // transfers still move every GPU's bytes. TP collectives with no competing traffic are timed
+  // in closed form and fused with the surrounding compute; ring steps are collapsed into one
+  // flow per edge.
+  kFast,
+  // One actor per GPU; every collective is simulated ring step by ring step. For validation.
+  kFull,
+};
+
+// Returns "fast" or "full".
+const char* fidelity_name(Fidelity f);
+// Parses "fast" or "full" into *out; returns false (leaving *out) for anything else.
+bool parse_fidelity(const std::string& name, Fidelity* out);
+
+struct Shortcut {
+  bool taken = false;
+  std::string reason;  // one line: why it is taken (where it is exact), or why not
+};
+
+struct Shortcuts {
+  Fidelity fidelity = Fidelity::kFast;
+  // One actor per TP group, whose GPUs run identical programs.
+  Shortcut group_actor;
+  // TP collectives timed in closed form (island_collective_time) and fused into the passes.
+  Shortcut fused_tp;
+  // One tensor rank's pipeline and data-parallel flows time the whole TP group's.
+  Shortcut one_rank_flows;
+  // One data-parallel replica simulated; its ring edge mirrored out through its NIC and back.
+  Shortcut one_replica;
+  // Identical consecutive ring steps collapsed into one flow per edge.
+  Shortcut collapsed_steps;
+
+  // Data-parallel replicas simulated per stage: 1 with one_replica, else plan.data.
+  int replicas_simulated(const PlanSpec& plan) const { return one_replica.taken ? 1 : plan.data; }
+};
+
+// Returns the shortcuts a step of `scenario` simulated at `fidelity` takes. Requires a validated
+// scenario whose plan fits its cluster.
+Shortcuts decide_shortcuts(const Scenario& scenario, Fidelity fidelity);
+
+// Returns the shortcuts of `s` with their names ("fused_tp", ...), in declaration order.
+std::vector<std::pair<const char*, const Shortcut*>> named_shortcuts(const Shortcuts& s);
+
+}  // namespace trident
+
+#endif  // TRIDENT_SCHEDULE_SHORTCUTS_H_

@@ -1,0 +1,214 @@
+// The engine's shortcut record (decide_shortcuts) and what the engine records under it: fused
+// tensor-parallel collectives appear in the trace with the time the engine gave them, which is
+// what full fidelity simulates and what the closed form says. Simulations run in child
+// processes (one SimGrid engine per process).
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/isolated_run.h"
+#include "engine/fused_passes.h"
+#include "engine/simulator.h"
+#include "report/trace_writer.h"
+#include "schedule/program.h"
+#include "schedule/shortcuts.h"
+#include "test_support.h"
+#include "workload/collective_time.h"
+#include "workload/stage_work.h"
+
+using namespace trident;
+using namespace trident::testing;
+using nlohmann::json;
+
+namespace {
+
+// Llama 3 70B cut down to 8 layers on 32 DGX H100 GPUs (t = 8 in a node, p = 2, d = 2, NVLS
+// in-switch all-reduce), two micro-batches, sequence parallelism off: every TP collective is
+// an all-reduce of one b*s*h buffer.
+Scenario h100_scenario() {
+  return load_scenario(source_path("scenarios/llama3-70b-dgx-h100.yaml"),
+                       {"cluster.nodes=4", "model.num_layers=8", "plan.pipeline_parallel=2",
+                        "plan.data_parallel=2", "plan.global_batch_size=4",
+                        "plan.sequence_parallel=false", "plan.overlap_grad_reduce=false"});
+}
+
+std::string simulate_trace(const Scenario& sc, Fidelity fidelity) {
+  return run_isolated([&]() {
+    const std::vector<StageProgram> programs = build_programs(sc.plan);
+    const Workload w = build_workload(sc, programs);
+    SimOptions opt;
+    opt.fidelity = fidelity;
+    return format_trace(sc, w, programs, simulate_step(sc, w, programs, opt));
+  });
+}
+
+// Durations (µs) of the trace's TP collectives, by bytes; and the timing of each.
+struct TpEvents {
+  std::map<double, std::vector<double>> durations;
+  std::map<std::string, int> timing;
+};
+
+TpEvents tp_events(const json& trace) {
+  TpEvents out;
+  for (const json& e : trace.at("traceEvents")) {
+    if (e.at("ph") != "X" || e.at("cat") != "tp") continue;
+    const json& args = e.at("args");
+    REQUIRE(args.at("op") == "all-reduce");
+    out.durations[args.at("bytes").get<double>()].push_back(e.at("dur").get<double>());
+    out.timing[args.at("timing").get<std::string>().substr(0, 11)] += 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("shortcuts: full fidelity takes none", "[shortcuts]") {
+  const Shortcuts s = decide_shortcuts(h100_scenario(), Fidelity::kFull);
+  for (const auto& [name, shortcut] : named_shortcuts(s)) {
+    INFO(name);
+    CHECK_FALSE(shortcut->taken);
+    CHECK(shortcut->reason.find("full fidelity") == 0);
+  }
+}
+
+TEST_CASE("shortcuts: TP in one node is fused, TP across nodes is not", "[shortcuts]") {
+  const Shortcuts in_node = decide_shortcuts(h100_scenario(), Fidelity::kFast);
+  CHECK(in_node.group_actor.taken);
+  CHECK(in_node.fused_tp.taken);
+  CHECK(in_node.collapsed_steps.taken);
+  CHECK(in_node.one_rank_flows.taken);  // 8 NICs per node, non-blocking fat tree
+  CHECK(in_node.one_replica.taken);     // data-parallel peers in different nodes
+
+  // t = 16 on 8-GPU nodes: each TP group spans two NVLink islands.
+  const Scenario across = scenario(a100_cluster(4), gpt_model(8, 1024, 16, 512, 32000),
+                                   plan(16, 1, 2, 1, 4, ScheduleKind::k1F1B));
+  const Shortcuts s = decide_shortcuts(across, Fidelity::kFast);
+  CHECK(s.group_actor.taken);
+  CHECK_FALSE(s.fused_tp.taken);
+  CHECK(s.fused_tp.reason.find("spans NVLink islands") != std::string::npos);
+
+  // Pipeline neighbours in one node share its NVLink links with the TP collectives.
+  Scenario shared = scenario(a100_cluster(2), gpt_model(8, 1024, 16, 512, 32000),
+                             plan(4, 2, 2, 1, 4, ScheduleKind::k1F1B));
+  shared.plan.placement = {ParallelDim::kTensor, ParallelDim::kPipeline, ParallelDim::kData};
+  const Shortcuts sh = decide_shortcuts(shared, Fidelity::kFast);
+  CHECK_FALSE(sh.fused_tp.taken);
+  CHECK(sh.fused_tp.reason.find("pipeline") != std::string::npos);
+
+  // An oversubscribed fabric can bottleneck a TP group's flows together.
+  Scenario tapered = h100_scenario();
+  tapered.cluster.network.oversubscription = 2;
+  const Shortcuts tp = decide_shortcuts(tapered, Fidelity::kFast);
+  CHECK_FALSE(tp.one_rank_flows.taken);
+  CHECK_FALSE(tp.one_replica.taken);
+  CHECK(tp.fused_tp.taken);
+}
+
+TEST_CASE("fast trace's fused TP all-reduces take the engine's time, as full fidelity does",
+          "[shortcuts][trace]") {
+  const Scenario sc = h100_scenario();
+  REQUIRE(sc.cluster.nvlink.in_switch_reduction_efficiency > 0);
+  const json fast = json::parse(simulate_trace(sc, Fidelity::kFast));
+  const json full = json::parse(simulate_trace(sc, Fidelity::kFull));
+
+  // The trace carries the engine's shortcut record.
+  const json& shortcuts = fast.at("otherData").at("shortcuts");
+  CHECK(shortcuts.at("fused_tp").at("taken") == true);
+  CHECK(full.at("otherData").at("shortcuts").at("fused_tp").at("taken") == false);
+
+  const TpEvents f = tp_events(fast), g = tp_events(full);
+  CHECK(f.timing.count("closed form") == 1);
+  CHECK(f.timing.count("simulated") == 0);
+  CHECK(g.timing.count("simulated") == 1);
+  CHECK(g.timing.count("closed form") == 0);
+  REQUIRE(!f.durations.empty());
+  for (const auto& [bytes, durations] : f.durations) {
+    INFO("all-reduce of " << bytes << " bytes");
+    // The engine's closed form: in-switch (NVLS) reduction, not a ring.
+    const double closed_form =
+        island_collective_time(CollectiveOp::kAllReduce, 8, bytes, sc.cluster.nvlink) * 1e6;
+    for (double d : durations) CHECK(d == Approx(closed_form).epsilon(1e-4).margin(1e-3));  // ns
+    REQUIRE(g.durations.count(bytes) == 1);
+    // Full fidelity simulates the flows of every GPU; its collectives take the same time.
+    for (double d : g.durations.at(bytes)) CHECK(d == Approx(closed_form).epsilon(0.01));
+  }
+  // The big all-reduces (b*s*h) are the ones that matter: the ring would be 1.35x longer.
+  const double big = f.durations.rbegin()->first;
+  const NvlinkSpec& nvl = sc.cluster.nvlink;
+  CHECK(ring_collective_time(CollectiveOp::kAllReduce, 8, big, nvl.latency, nvl.bandwidth,
+                             nvl.protocol_efficiency) *
+            1e6 >
+        1.2 * f.durations.rbegin()->second.front());
+}
+
+TEST_CASE("beyond the trace-size budget only data rank 0 records closed-form TP collectives",
+          "[shortcuts][trace]") {
+  // One stage per node: TP groups alone on their NVLink links, their collectives fused.
+  const Scenario sc = scenario(a100_cluster(2), gpt_model(4, 1024, 16, 512, 32000),
+                               plan(2, 2, 4, 1, 2, ScheduleKind::k1F1B));
+  const std::string counts = run_isolated([&]() {
+    const std::vector<StageProgram> programs = build_programs(sc.plan);
+    const Workload w = build_workload(sc, programs);
+    SimOptions opt;
+    opt.max_closed_form_intervals = 1;
+    const Timeline tl = simulate_step(sc, w, programs, opt);
+    // Per data rank: recorded TP collectives, passes marked kClosedForm, passes unrecorded.
+    std::map<int, std::vector<int>> n;
+    for (const ActorTimeline& a : tl.actors) {
+      std::vector<int>& c = n[a.data_rank];
+      c.resize(3);
+      for (const Interval& iv : a.intervals) {
+        if (iv.kind == IntervalKind::kTpComm) c[0] += iv.tp == TpTiming::kClosedForm;
+        if (iv.kind == IntervalKind::kForward || iv.kind == IntervalKind::kBackward) {
+          c[1] += iv.tp == TpTiming::kClosedForm;
+          c[2] += iv.tp == TpTiming::kClosedFormUnrecorded;
+        }
+      }
+    }
+    std::ostringstream out;
+    for (const auto& [rank, c] : n) out << rank << ":" << c[0] << "," << c[1] << "," << c[2] << " ";
+    return out.str();
+  });
+  // Rank 0: 2 stages x 2 micro-batches x 2 passes recorded, 2 all-reduces per layer and pass
+  // (2 layers per stage) plus the embedding's one forward and the output's two forward and one
+  // backward: 2 x (9 + 11); the other ranks none.
+  CHECK(counts == "0:40,8,0 1:0,0,8 2:0,0,8 3:0,0,8 ");
+}
+
+TEST_CASE("a fused pass records each TP collective where its closed form put it", "[shortcuts]") {
+  NvlinkSpec nvl;
+  nvl.bandwidth = 100e9;
+  nvl.latency = 0;
+  Pass pass;
+  pass.segments.resize(3);
+  pass.segments[0] = {1e-3, 1e8, CollectiveOp::kAllReduce, 0, 0, 4};         // 1.75 ms ring
+  pass.segments[1] = {2e-3, 1e8, CollectiveOp::kReduceScatter, 5e-3, 0, 5};  // hidden
+  pass.segments[2].compute_s = 1e-3;
+  const FusedPass fused = fuse_pass(pass, 8, nvl);
+  REQUIRE(fused.collectives.size() == 2);
+  CHECK(fused.duration == Approx(1e-3 + 1.75e-3 + 2e-3 + 5e-3 + 1e-3));
+  CHECK(fused.tp_exposed == Approx(1.75e-3));
+
+  std::vector<Interval> out;
+  append_fused_collectives(pass, fused, 10, 10 + fused.duration, 3, 1, &out);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].start == Approx(10 + 1e-3));
+  CHECK(out[0].end - out[0].start == Approx(1.75e-3));
+  CHECK(out[0].layer == 4);
+  CHECK(out[1].start == Approx(10 + 1e-3 + 1.75e-3 + 2e-3));
+  CHECK(out[1].end - out[1].start == Approx(0.875e-3));
+  CHECK(out[1].op == CollectiveOp::kReduceScatter);
+  CHECK(out[1].layer == 5);
+  CHECK(out[1].microbatch == 3);
+  CHECK(out[1].chunk == 1);
+  CHECK(out[1].tp == TpTiming::kClosedForm);
+
+  // Stretched to twice its closed form, the collectives stretch with it.
+  out.clear();
+  append_fused_collectives(pass, fused, 0, 2 * fused.duration, 0, 0, &out);
+  CHECK(out[1].start == Approx(2 * (1e-3 + 1.75e-3 + 2e-3)));
+  CHECK(out[1].end - out[1].start == Approx(1.75e-3));
+}
