@@ -68,7 +68,7 @@ TEST_CASE("csv prints a header and one row of scalar keys", "[cli]") {
   CHECK(r.out.rfind("step_time_s,bubble_fraction,", 0) == 0);
 }
 
-TEST_CASE("--set overrides a field after files are loaded", "[cli]") {
+TEST_CASE("a --set option overrides a field after files are loaded", "[cli]") {
   const Result base = run_trident({"simulate", "scenarios/tiny.yaml", "--format", "json"});
   const Result more = run_trident(
       {"simulate", "scenarios/tiny.yaml", "--format", "json", "--set", "plan.num_microbatches=32"});

@@ -92,7 +92,7 @@ TEST_CASE("a Hugging Face config.json imports the shipped Llama 3 models", "[lib
   CHECK(load_model_file(repo("tests/data/hf/Llama-3.1-405B/config.json")).seq_length == 131072);
 }
 
-TEST_CASE("clusters share GPU files; each GPU's figures exist once", "[library]") {
+TEST_CASE("clusters share GPU files, and each GPU's figures exist once", "[library]") {
   const ClusterSpec a100 = load_cluster_file(repo("configs/clusters/dgx-a100-superpod.yaml"));
   const ClusterSpec tiny = load_cluster_file(repo("configs/clusters/tiny-2node.yaml"));
   CHECK(a100.gpu.name == "A100-SXM4-80GB");

@@ -56,7 +56,7 @@ TEST_CASE("'...' expands a doubling range", "[sweep]") {
   CHECK_THROWS_AS(expand_doubling({"a", "...", "8"}, "x"), ConfigError);
 }
 
-TEST_CASE("--vary parses key and values and checks the key", "[sweep]") {
+TEST_CASE("a --vary option parses key and values and checks the key", "[sweep]") {
   const SweepAxis a = parse_vary("plan.num_microbatches=1,2,4,...,32");
   CHECK(a.key == "plan.num_microbatches");
   CHECK(a.values == std::vector<std::string>{"1", "2", "4", "8", "16", "32"});
@@ -71,7 +71,7 @@ TEST_CASE("--vary parses key and values and checks the key", "[sweep]") {
   }
 }
 
-TEST_CASE("axes: scenario first, --vary replaces or appends; cartesian order", "[sweep]") {
+TEST_CASE("axes: scenario first, --vary replaces or appends, cartesian order", "[sweep]") {
   const std::vector<SweepAxis> scenario = {{"plan.num_microbatches", {"2", "...", "8"}}};
   const std::vector<SweepAxis> vary = {{"plan.tensor_parallel", {"1", "2"}},
                                        {"plan.num_microbatches", {"16", "32"}}};

@@ -103,7 +103,7 @@ TEST_CASE("activation memory per layer equals Korthikanti's formulas", "[workloa
   CHECK(per_layer(Recompute::kFull) == Approx(2 * sbh));
 }
 
-TEST_CASE("1F1B keeps p - i micro-batches in flight on stage i; GPipe all m", "[workload][memory]") {
+TEST_CASE("1F1B keeps p - i micro-batches in flight on stage i, GPipe all m", "[workload][memory]") {
   Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
                          plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
   Workload w = build_workload(sc);
@@ -114,7 +114,7 @@ TEST_CASE("1F1B keeps p - i micro-batches in flight on stage i; GPipe all m", "[
   CHECK(w.stages[3].memory.microbatches_in_flight == 96);
 }
 
-TEST_CASE("GPT-3 175B does not fit one A100; t=8 p=8 full recompute does", "[workload][memory]") {
+TEST_CASE("GPT-3 175B does not fit one A100, t=8 p=8 full recompute does", "[workload][memory]") {
   Scenario one = scenario(a100_cluster(1), gpt_model(96, 12288, 96, 2048, 51200),
                           plan(1, 1, 1, 1, 1, ScheduleKind::k1F1B));
   CHECK(build_workload(one).stages[0].memory.total() > one.cluster.gpu.memory_bytes);
