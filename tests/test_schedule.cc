@@ -1,7 +1,6 @@
 // Pipeline schedules, rank placement and collective lowering (pure code).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "engine/collective_lowering.h"
 #include "schedule/program.h"
@@ -123,7 +122,8 @@ TEST_CASE("ring all-reduce lowers to 2(n-1) steps of S/n per GPU", "[lowering]")
   const auto island = [](int gpu) { return gpu / 8; };
   LoweringOptions every_step;
   every_step.collapse_steps = false;
-  const auto phases = lower_collective(CollectiveOp::kAllReduce, {{0, 1, 2, 3}}, 400, island, every_step);
+  const auto phases =
+      lower_collective(CollectiveOp::kAllReduce, {{0, 1, 2, 3}}, 400, island, every_step);
   REQUIRE(phases.size() == 6);
   for (const Phase& ph : phases) {
     REQUIRE(ph.flows.size() == 4);
@@ -131,7 +131,8 @@ TEST_CASE("ring all-reduce lowers to 2(n-1) steps of S/n per GPU", "[lowering]")
     CHECK(ph.flows[3].src == 3);
     CHECK(ph.flows[3].dst == 0);
   }
-  const auto collapsed = lower_collective(CollectiveOp::kAllReduce, {{0, 1, 2, 3}}, 400, island, {});
+  const auto collapsed =
+      lower_collective(CollectiveOp::kAllReduce, {{0, 1, 2, 3}}, 400, island, {});
   REQUIRE(collapsed.size() == 1);
   CHECK(collapsed[0].steps == 6);
   CHECK(collapsed[0].flows[0].bytes == 600);
@@ -140,8 +141,7 @@ TEST_CASE("ring all-reduce lowers to 2(n-1) steps of S/n per GPU", "[lowering]")
 TEST_CASE("a group spanning islands with several members each goes hierarchical", "[lowering]") {
   const auto island = [](int gpu) { return gpu / 8; };
   // 2 islands x 2 members: reduce-scatter inside (1 step), ring across (2 steps), all-gather.
-  const auto phases =
-      lower_collective(CollectiveOp::kAllReduce, {{0, 1, 8, 9}}, 400, island, {});
+  const auto phases = lower_collective(CollectiveOp::kAllReduce, {{0, 1, 8, 9}}, 400, island, {});
   REQUIRE(phases.size() == 3);
   CHECK(phases[0].flows.size() == 4);  // two intra-island rings of 2
   CHECK(phases[0].flows[0].bytes == 200);

@@ -22,7 +22,8 @@ TEST_CASE("step FLOPs equal the Megatron model-FLOPs formula", "[workload]") {
   struct Case {
     int t, p, d, b, m;
   };
-  for (Case c : {Case{8, 8, 16, 1, 96}, Case{1, 1, 1, 1, 1}, Case{4, 2, 3, 2, 5}, Case{2, 4, 1, 4, 8}}) {
+  for (Case c :
+       {Case{8, 8, 16, 1, 96}, Case{1, 1, 1, 1, 1}, Case{4, 2, 3, 2, 5}, Case{2, 4, 1, 4, 8}}) {
     Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
                            plan(c.t, c.p, c.d, c.b, c.m, ScheduleKind::k1F1B));
     const Workload w = build_workload(sc);
@@ -65,8 +66,8 @@ TEST_CASE("parameter count equals the Megatron formula", "[workload]") {
 }
 
 TEST_CASE("backward GEMM FLOPs are exactly twice forward", "[workload]") {
-  const LayerDims d = make_layer_dims(gpt_model(4, 1024, 16, 512, 1000),
-                                      plan(2, 1, 1, 2, 1, ScheduleKind::k1F1B));
+  const LayerDims d =
+      make_layer_dims(gpt_model(4, 1024, 16, 512, 1000), plan(2, 1, 1, 2, 1, ScheduleKind::k1F1B));
   CHECK(gemm_flops(layer_backward_ops(d)) == Approx(2 * gemm_flops(layer_forward_ops(d))));
   CHECK(gemm_flops(output_backward_ops(d)) == Approx(2 * gemm_flops(output_forward_ops(d))));
   // 24 b s h^2 + 4 b s^2 h per layer, split over t = 2.
@@ -103,7 +104,8 @@ TEST_CASE("activation memory per layer equals Korthikanti's formulas", "[workloa
   CHECK(per_layer(Recompute::kFull) == Approx(2 * sbh));
 }
 
-TEST_CASE("1F1B keeps p - i micro-batches in flight on stage i, GPipe all m", "[workload][memory]") {
+TEST_CASE("1F1B keeps p - i micro-batches in flight on stage i, GPipe all m",
+          "[workload][memory]") {
   Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
                          plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
   Workload w = build_workload(sc);
@@ -135,25 +137,28 @@ TEST_CASE("compute model: small GEMMs run far below peak, large ones near it", "
   CHECK(big_eff > 0.6);
   CHECK(small_eff < 0.05);
   // Memory-bound kernels are timed by HBM bandwidth.
-  CHECK(cm.memory_time(1e9) == Approx(1e9 / (2039e9 * gpu.efficiency.memory) +
-                                      gpu.efficiency.kernel_overhead_s));
+  CHECK(cm.memory_time(1e9) ==
+        Approx(1e9 / (2039e9 * gpu.efficiency.memory) + gpu.efficiency.kernel_overhead_s));
 }
 
-TEST_CASE("sequence parallel activation memory and stage messages shrink by t", "[workload][memory]") {
+TEST_CASE("sequence parallel activation memory and stage messages shrink by t",
+          "[workload][memory]") {
   const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
   Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
                          plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
   const double plain_p2p = build_workload(sc).stages[0].p2p_bytes;
   sc.plan.sequence_parallel = true;
   Workload w = build_workload(sc);
-  CHECK(w.stages[3].chunks[0].activation_bytes / 12 == Approx(sbh * (34 / t + 5 * a * s / (h * t))));
+  CHECK(w.stages[3].chunks[0].activation_bytes / 12 ==
+        Approx(sbh * (34 / t + 5 * a * s / (h * t))));
   CHECK(w.stages[0].p2p_bytes == Approx(plain_p2p / t));
   sc.plan.recompute = Recompute::kSelective;
   w = build_workload(sc);
   CHECK(w.stages[3].chunks[0].activation_bytes / 12 == Approx(34 * sbh / t));
 }
 
-TEST_CASE("interleaving multiplies first-stage activations by 1 + (p-1)/(p v)", "[workload][memory]") {
+TEST_CASE("interleaving multiplies first-stage activations by 1 + (p-1)/(p v)",
+          "[workload][memory]") {
   for (int v : {2, 3, 4}) {
     Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
                            plan(8, 4, 1, 1, 16, ScheduleKind::k1F1B));
