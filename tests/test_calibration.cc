@@ -49,8 +49,9 @@ TEST_CASE("8 x A100 all-reduce bus bandwidth is 200-235 GB/s for large messages"
   const Scenario sc = load_scenario(source_path("tests/data/table4-22b.yaml"), {});
   const NvlinkSpec& nvl = sc.cluster.nvlink;
   const double S = 1024.0 * 1024 * 1024;
-  const double busbw = S / ring_all_reduce_time(8, S, nvl.latency, nvl.bandwidth,
-                                                nvl.protocol_efficiency) * 2 * 7 / 8;
+  const double busbw =
+      S / ring_all_reduce_time(8, S, nvl.latency, nvl.bandwidth, nvl.protocol_efficiency) * 2 * 7 /
+      8;
   CHECK(busbw > 200e9);
   CHECK(busbw < 235e9);
 }
@@ -78,7 +79,7 @@ TEST_CASE("across nodes, one NDR NIC per GPU carries 46-48 GB/s bus bandwidth", 
   const ClusterSpec h100 = load_cluster_file(source_path("configs/clusters/dgx-h100.yaml"));
   const NetworkSpec& net = h100.network;
   const double S = 1024.0 * 1024 * 1024;
-  const double t = ring_all_reduce_time(16, S, net.latency, net.nic_bandwidth,
-                                        net.protocol_efficiency);
+  const double t =
+      ring_all_reduce_time(16, S, net.latency, net.nic_bandwidth, net.protocol_efficiency);
   CHECK(S / t * 2 * 15 / 16 == Approx(47e9).epsilon(0.10));
 }

@@ -1,16 +1,102 @@
-// Hugging Face config.json import (config/hf_import.h): what it refuses rather than guess.
+// Hugging Face config.json imports (config/hf_import): the shipped Llama 3 models, GPT- and
+// BLOOM-style files, and hf: model references in scenarios.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "config/diagnostics.h"
-#include "config/scenario.h"
+#include "config/hf_import.h"
+#include "config_support.h"
 #include "core/errors.h"
+#include "workload/stage_work.h"
 
 using namespace trident;
+using namespace trident::testing;
+
+TEST_CASE("hf: model references, with the sequence length from the scenario", "[validate][hf]") {
+  const std::string dir = repo("tests/data/hf");
+  const std::string path = write_temp(
+      "hf.yaml", "cluster: " + repo("configs/clusters/dgx-h100.yaml") + "\nmodel: hf:" + dir +
+                     "/Meta-Llama-3-8B\nplan: {tensor_parallel: 8, micro_batch_size: 1, "
+                     "num_microbatches: 4, data_parallel: 1}\n"
+                     "overrides:\n  model.seq_length: 4096\n");
+  const Scenario s = load_scenario(path, {});
+  CHECK(s.model.name == "Meta-Llama-3-8B");
+  CHECK(s.model.seq_length == 4096);  // from the scenario (max_position_embeddings is 8192)
+  CHECK(s.model.num_query_groups == 8);
+  CHECK(s.model.swiglu);
+  CHECK(s.model.untie_embeddings_and_output_weights);
+  CHECK_FALSE(s.model.learned_position_embeddings);
+  CHECK(load_scenario(path, {"model.seq_length=2048"}).model.seq_length == 2048);
+  // A plain .json path is a Hugging Face config too; the overridden value names --set.
+  CHECK_THAT(load_error(path, {"model.num_layers=0"}),
+             Catch::StartsWith("--set model.num_layers=0: model.num_layers: 0 is too small"));
+}
+
+TEST_CASE("GPT-style and BLOOM-style config.json files", "[validate][hf]") {
+  const std::string gpt2 =
+      write_temp("gpt2/config.json",
+                 R"({"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12,
+          "n_positions": 1024, "vocab_size": 50257, "activation_function": "gelu_new",
+          "n_inner": null})");
+  const ModelSpec g = check_config_file(gpt2, {"model.seq_length=1024"}, nullptr).specs.model;
+  CHECK(g.name == "gpt2");
+  CHECK(g.num_layers == 12);
+  CHECK(g.ffn_hidden_size == 4 * 768);
+  CHECK_FALSE(g.swiglu);
+  CHECK(g.learned_position_embeddings);
+  CHECK_FALSE(g.untie_embeddings_and_output_weights);  // tie_word_embeddings defaults to true
+  const std::string bloom =
+      write_temp("bloom.json", R"({"model_type": "bloom", "n_layer": 70, "hidden_size": 14336,
+                                   "n_head": 112, "seq_length": 2048, "vocab_size": 250880})");
+  const ModelSpec b = load_model_file(bloom);
+  CHECK(b.name == "bloom");
+  CHECK_FALSE(b.learned_position_embeddings);  // ALiBi
+}
+
+TEST_CASE("a Hugging Face config.json imports the shipped Llama 3 models", "[library][hf]") {
+  struct Pair {
+    const char* json;
+    const char* yaml;
+  };
+  for (const Pair& p :
+       {Pair{"Meta-Llama-3-8B", "llama3-8b"}, Pair{"Meta-Llama-3-70B", "llama3-70b"},
+        Pair{"Llama-3.1-405B", "llama3-405b"}}) {
+    INFO(p.json);
+    // A config.json has no training length: it comes from --set (or a scenario).
+    const ModelSpec hf = check_config_file(repo("tests/data/hf/") + p.json + "/config.json",
+                                           {"model.seq_length=8192"}, nullptr)
+                             .specs.model;
+    const ModelSpec yaml = load_model_file(repo("configs/models/") + p.yaml + ".yaml");
+    CHECK(hf.name == p.json);
+    CHECK(hf.num_layers == yaml.num_layers);
+    CHECK(hf.hidden_size == yaml.hidden_size);
+    CHECK(hf.num_attention_heads == yaml.num_attention_heads);
+    CHECK(hf.num_query_groups == yaml.num_query_groups);
+    CHECK(hf.ffn_hidden_size == yaml.ffn_hidden_size);
+    CHECK(hf.vocab_size == yaml.vocab_size);
+    CHECK(hf.swiglu == yaml.swiglu);
+    CHECK(hf.learned_position_embeddings == yaml.learned_position_embeddings);
+    CHECK(hf.untie_embeddings_and_output_weights == yaml.untie_embeddings_and_output_weights);
+    CHECK(model_params(hf) == Approx(model_params(yaml)));
+  }
+  // max_position_embeddings (131072 for Llama 3.1) is the context window, not the training
+  // length: without one the import is refused, saying how to give it.
+  const std::string llama31 = repo("tests/data/hf/Llama-3.1-405B/config.json");
+  try {
+    load_model_file(llama31);
+    FAIL("a config.json without a training length loaded");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("model.seq_length: missing required key") &&
+                             Catch::Contains("--set model.seq_length=N"));
+  }
+  CHECK(check_config_file(llama31, {"model.seq_length=8192"}, nullptr).specs.model.seq_length ==
+        8192);
+}
 
 namespace {
 
@@ -25,7 +111,7 @@ std::string write_config(const std::string& name, const std::string& json) {
 }
 
 // Returns every problem `validate` lists for `path` with `sets`, one per line.
-std::string problems(const std::string& path, const std::vector<std::string>& sets) {
+std::string listed_problems(const std::string& path, const std::vector<std::string>& sets) {
   Diagnostics diag;
   check_config_file(path, sets, &diag);
   std::string out;
@@ -51,22 +137,22 @@ TEST_CASE("mixture-of-experts configs are refused, naming the field", "[hf]") {
         Case{"deepseek", R"("n_routed_experts": 256, "first_k_dense_replace": 3)"}}) {
     INFO(c.name);
     const std::string path = write_config(c.name, std::string(kDense) + ", " + c.field + "}");
-    const std::string listed = problems(path, {"model.seq_length=4096"});
+    const std::string listed = listed_problems(path, {"model.seq_length=4096"});
     CHECK_THAT(listed, Catch::Contains("this is a mixture-of-experts config"));
     CHECK_THAT(listed, Catch::Contains("will not simulate it as a dense model"));
   }
   // One expert is a dense MLP.
   const std::string one =
       write_config("one-expert", std::string(kDense) + R"(, "num_experts": 1})");
-  CHECK(problems(one, {"model.seq_length=4096"}).empty());
+  CHECK(listed_problems(one, {"model.seq_length=4096"}).empty());
 }
 
 TEST_CASE("the training length comes from the scenario, never max_position_embeddings", "[hf]") {
   const std::string path = write_config("mistral", std::string(kDense) + "}");
-  const std::string listed = problems(path, {});
+  const std::string listed = listed_problems(path, {});
   CHECK_THAT(listed, Catch::Contains("model.seq_length: missing required key"));
   CHECK_THAT(listed, Catch::Contains("--set model.seq_length=N"));
-  CHECK(problems(path, {"model.seq_length=8192"}).empty());
+  CHECK(listed_problems(path, {"model.seq_length=8192"}).empty());
   CHECK(check_config_file(path, {"model.seq_length=8192"}, nullptr).specs.model.seq_length == 8192);
 }
 
@@ -74,7 +160,7 @@ TEST_CASE("a null field is blamed where it is written", "[hf]") {
   const std::string path = write_config(
       "null-layers", R"({"num_hidden_layers": null, "hidden_size": 1024, "num_attention_heads": 16,
                         "vocab_size": 1000})");
-  const std::string listed = problems(path, {"model.seq_length=1024"});
+  const std::string listed = listed_problems(path, {"model.seq_length=1024"});
   CHECK_THAT(listed, Catch::Contains("config.json:1:2: model.num_hidden_layers: no value given"));
   CHECK_THAT(listed, !Catch::Contains(":1:1:"));
 }

@@ -1,11 +1,10 @@
 // The shipped library (configs/, scenarios/): published parameter counts, GPU files shared by
-// clusters, cluster size as a parameter, Hugging Face imports equal to the shipped YAML.
+// clusters, cluster size as a parameter, the papers' plans.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
 #include "config/scenario.h"
-#include "core/errors.h"
 #include "workload/stage_work.h"
 
 using namespace trident;
@@ -66,47 +65,7 @@ TEST_CASE("Llama models are gated, grouped-query and untied", "[library]") {
   CHECK(untied - model_params(m) == Approx(128256.0 * 4096));
 }
 
-TEST_CASE("a Hugging Face config.json imports the shipped Llama 3 models", "[library][hf]") {
-  struct Pair {
-    const char* json;
-    const char* yaml;
-  };
-  for (const Pair& p :
-       {Pair{"Meta-Llama-3-8B", "llama3-8b"}, Pair{"Meta-Llama-3-70B", "llama3-70b"},
-        Pair{"Llama-3.1-405B", "llama3-405b"}}) {
-    INFO(p.json);
-    // A config.json has no training length: it comes from --set (or a scenario).
-    const ModelSpec hf = check_config_file(repo("tests/data/hf/") + p.json + "/config.json",
-                                           {"model.seq_length=8192"}, nullptr)
-                             .specs.model;
-    const ModelSpec yaml = load_model_file(repo("configs/models/") + p.yaml + ".yaml");
-    CHECK(hf.name == p.json);
-    CHECK(hf.num_layers == yaml.num_layers);
-    CHECK(hf.hidden_size == yaml.hidden_size);
-    CHECK(hf.num_attention_heads == yaml.num_attention_heads);
-    CHECK(hf.num_query_groups == yaml.num_query_groups);
-    CHECK(hf.ffn_hidden_size == yaml.ffn_hidden_size);
-    CHECK(hf.vocab_size == yaml.vocab_size);
-    CHECK(hf.swiglu == yaml.swiglu);
-    CHECK(hf.learned_position_embeddings == yaml.learned_position_embeddings);
-    CHECK(hf.untie_embeddings_and_output_weights == yaml.untie_embeddings_and_output_weights);
-    CHECK(model_params(hf) == Approx(model_params(yaml)));
-  }
-  // max_position_embeddings (131072 for Llama 3.1) is the context window, not the training
-  // length: without one the import is refused, saying how to give it.
-  const std::string llama31 = repo("tests/data/hf/Llama-3.1-405B/config.json");
-  try {
-    load_model_file(llama31);
-    FAIL("a config.json without a training length loaded");
-  } catch (const ConfigError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("model.seq_length: missing required key") &&
-                             Catch::Contains("--set model.seq_length=N"));
-  }
-  CHECK(check_config_file(llama31, {"model.seq_length=8192"}, nullptr).specs.model.seq_length ==
-        8192);
-}
-
-TEST_CASE("clusters share GPU files; each GPU's figures exist once", "[library]") {
+TEST_CASE("clusters share GPU files, and each GPU's figures exist once", "[library]") {
   const ClusterSpec a100 = load_cluster_file(repo("configs/clusters/dgx-a100-superpod.yaml"));
   const ClusterSpec tiny = load_cluster_file(repo("configs/clusters/tiny-2node.yaml"));
   CHECK(a100.gpu.name == "A100-SXM4-80GB");

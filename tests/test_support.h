@@ -76,7 +76,9 @@ inline Scenario scenario(ClusterSpec c, ModelSpec m, PlanSpec p) {
 }
 
 // Returns the path of a file in the source tree.
-inline std::string source_path(const std::string& rel) { return std::string(TRIDENT_SOURCE_DIR) + "/" + rel; }
+inline std::string source_path(const std::string& rel) {
+  return std::string(TRIDENT_SOURCE_DIR) + "/" + rel;
+}
 
 }  // namespace trident::testing
 

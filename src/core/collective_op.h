@@ -9,9 +9,12 @@ enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather };
 // Returns "all-reduce", "reduce-scatter" or "all-gather".
 inline const char* collective_op_name(CollectiveOp op) {
   switch (op) {
-    case CollectiveOp::kAllReduce: return "all-reduce";
-    case CollectiveOp::kReduceScatter: return "reduce-scatter";
-    case CollectiveOp::kAllGather: return "all-gather";
+    case CollectiveOp::kAllReduce:
+      return "all-reduce";
+    case CollectiveOp::kReduceScatter:
+      return "reduce-scatter";
+    case CollectiveOp::kAllGather:
+      return "all-gather";
   }
   return "?";
 }

@@ -1,14 +1,13 @@
 #include "engine/simulator.h"
 
+#include <algorithm>
+#include <map>
+#include <memory>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
-
-#include <algorithm>
-#include <map>
-#include <memory>
 #include <string>
 #include <tuple>
 
@@ -398,8 +397,8 @@ Timeline StepSimulation::run() {
   // The trace-size budget: the closed-form TP collectives all actors' fused passes would record.
   long closed_form = 0;
   for (int pp = 0; fuse_tp_ && pp < p_; ++pp) {
-    closed_form += fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas *
-                   tensor_actors;
+    closed_form +=
+        fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas * tensor_actors;
   }
   const bool record_all_closed_form = closed_form <= opt_.max_closed_form_intervals;
   timelines_.resize(count);

@@ -77,9 +77,11 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
         members.push_back(h);
         up.push_back(make_link(zone, "nvl" + name + "_up", c.nvlink.bandwidth, nvl_lat));
         down.push_back(make_link(zone, "nvl" + name + "_down", c.nvlink.bandwidth, nvl_lat));
-        const int nic = (gpu / c.gpus_per_node - first_node) * nics + (gpu % c.gpus_per_node) % nics;
+        const int nic =
+            (gpu / c.gpus_per_node - first_node) * nics + (gpu % c.gpus_per_node) % nics;
         zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route({nic_up[nic]}), false);
-        zone->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, route({nic_down[nic]}), false);
+        zone->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, route({nic_down[nic]}),
+                        false);
         // Out through the NIC and back in: the engine's mirror of one edge of a symmetric ring.
         zone->add_route(h->get_netpoint(), h->get_netpoint(), nullptr, nullptr,
                         route({nic_up[nic], nic_down[nic]}), false);

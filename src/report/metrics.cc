@@ -10,6 +10,10 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// `x`, or exactly +0.0 when it is negative or -0.0: idle time and exposed communication are
+// differences of accumulated times, whose rounding can leave -1e-17 where nothing happened.
+double non_negative(double x) { return x > 0 ? x : 0.0; }
+
 }  // namespace
 
 Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
@@ -58,10 +62,10 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   }
   if (gpus > 0 && step > 0) {
     r.compute_utilization = compute / gpus / step;
-    r.bubble_fraction = bubble / gpus / step;
-    r.tp_comm_exposed_s = tp / gpus;
-    r.pp_comm_exposed_s = pp / gpus;
-    r.dp_comm_exposed_s = dp / gpus;
+    r.bubble_fraction = non_negative(bubble / gpus / step);
+    r.tp_comm_exposed_s = non_negative(tp / gpus);
+    r.pp_comm_exposed_s = non_negative(pp / gpus);
+    r.dp_comm_exposed_s = non_negative(dp / gpus);
     const double peak = sc.cluster.peak(plan.precision);
     r.mfu = w.model_flops_per_step / (step * r.gpus * peak);
     r.hfu = w.hardware_flops_per_step / (step * r.gpus * peak);
@@ -76,10 +80,10 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.first_layer = work.chunks.front().first_layer;
     s.num_layers = work.num_layers;
     s.compute_s /= g;
-    s.tp_comm_exposed_s /= g;
-    s.pp_comm_exposed_s /= g;
-    s.dp_comm_exposed_s /= g;
-    s.bubble_s /= g;
+    s.tp_comm_exposed_s = non_negative(s.tp_comm_exposed_s / g);
+    s.pp_comm_exposed_s = non_negative(s.pp_comm_exposed_s / g);
+    s.dp_comm_exposed_s = non_negative(s.dp_comm_exposed_s / g);
+    s.bubble_s = non_negative(s.bubble_s / g);
     s.weights_gib = work.memory.weights / kGiB;
     s.gradients_gib = work.memory.gradients / kGiB;
     s.optimizer_gib = work.memory.optimizer / kGiB;

@@ -11,7 +11,8 @@
 
 namespace trident {
 
-// Per pipeline stage, means over the stage's GPUs (seconds) and its memory (GiB).
+// Per pipeline stage, means over the stage's GPUs (seconds, each >= +0.0, never -0.0) and its
+// memory (GiB).
 struct StageReport {
   int stage = 0;
   int first_layer = 0;
@@ -39,6 +40,7 @@ struct Report {
   int num_microbatches = 0;
 
   double step_time_s = 0;
+  // Times and fractions below are >= +0.0 (never -0.0): rounding noise below zero reads 0.
   double bubble_fraction = 0;        // mean over GPUs of (step - compute - exposed comm) / step
   double ideal_bubble_fraction = 0;  // (p-1)/(m+p-1)
   double compute_utilization = 0;

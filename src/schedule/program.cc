@@ -57,15 +57,24 @@ StageChunk previous_virtual_stage(int stage, int chunk, int stages) {
 
 const char* instr_kind_name(InstrKind kind) {
   switch (kind) {
-    case InstrKind::kRecvActivation: return "recv_activation";
-    case InstrKind::kForward: return "forward";
-    case InstrKind::kSendActivation: return "send_activation";
-    case InstrKind::kRecvGradient: return "recv_gradient";
-    case InstrKind::kBackward: return "backward";
-    case InstrKind::kSendGradient: return "send_gradient";
-    case InstrKind::kDpGradReduce: return "dp_grad_reduce";
-    case InstrKind::kOptimizer: return "optimizer";
-    case InstrKind::kDpParamGather: return "dp_param_gather";
+    case InstrKind::kRecvActivation:
+      return "recv_activation";
+    case InstrKind::kForward:
+      return "forward";
+    case InstrKind::kSendActivation:
+      return "send_activation";
+    case InstrKind::kRecvGradient:
+      return "recv_gradient";
+    case InstrKind::kBackward:
+      return "backward";
+    case InstrKind::kSendGradient:
+      return "send_gradient";
+    case InstrKind::kDpGradReduce:
+      return "dp_grad_reduce";
+    case InstrKind::kOptimizer:
+      return "optimizer";
+    case InstrKind::kDpParamGather:
+      return "dp_param_gather";
   }
   return "?";
 }

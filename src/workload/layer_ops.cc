@@ -34,9 +34,7 @@ Op all_reduce(const char* name, double bytes, bool overlaps_next = false) {
 }
 
 // Appends `op` to `ops`.
-void add(std::vector<Op>* ops, Op op) {
-  ops->push_back(std::move(op));
-}
+void add(std::vector<Op>* ops, Op op) { ops->push_back(std::move(op)); }
 
 }  // namespace
 

@@ -18,8 +18,8 @@
 namespace trident {
 
 enum class OpKind {
-  kGemm,         // compute-bound matrix multiply (FLOPs count towards model FLOPs)
-  kMemory,       // memory-bound kernel timed by HBM bandwidth
+  kGemm,          // compute-bound matrix multiply (FLOPs count towards model FLOPs)
+  kMemory,        // memory-bound kernel timed by HBM bandwidth
   kTpCollective,  // collective on `bytes` (the full b*s*h buffer) over the TP group
 };
 

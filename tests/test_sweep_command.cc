@@ -1,7 +1,6 @@
-// End-to-end tests of `trident sweep`, `trident merge` and `trident compare`: rows in point
-// order whatever --jobs, failing points as rows, SIGKILL + --resume giving the uninterrupted
-// file byte for byte, shards merged back byte for byte, and the intra- versus inter-node
-// tensor-parallel comparison on the shipped scenario.
+// End-to-end tests of `trident sweep`: rows in point order whatever --jobs, failing points as
+// rows, SIGKILL + --resume giving the uninterrupted file byte for byte, bad command lines of
+// sweep and merge, and scripts/slurm_sweep.sh running shards as an array job.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -20,62 +19,20 @@
 #include <thread>
 #include <vector>
 
+#include "cli_output.h"
 #include "cli_runner.h"
 
 extern char** environ;
 
+using namespace trident::testing;
+
 namespace {
 
 namespace fs = std::filesystem;
-using Result = trident::testing::CliResult;
+using Result = CliResult;
 
-std::string slurp(const std::string& path) { return trident::testing::read_file(path); }
-std::string quote(const std::string& s) { return trident::testing::shell_quote(s); }
-using trident::testing::run_trident;
-
-// A fresh scratch directory for one test case.
-std::string scratch(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("trident_sweep_cli_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
-
-std::vector<std::string> split(const std::string& line, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(line);
-  std::string f;
-  while (std::getline(ss, f, sep)) out.push_back(f);
-  return out;
-}
-
-// The CSV rows as maps from header key to (unquoted, comma-free) value.
-std::vector<std::vector<std::pair<std::string, std::string>>> rows_of(const std::string& csv) {
-  std::stringstream ss(csv);
-  std::string line;
-  std::getline(ss, line);
-  const std::vector<std::string> header = split(line, ',');
-  std::vector<std::vector<std::pair<std::string, std::string>>> rows;
-  while (std::getline(ss, line)) {
-    const std::vector<std::string> f = split(line, ',');
-    std::vector<std::pair<std::string, std::string>> row;
-    for (size_t i = 0; i < header.size() && i < f.size(); ++i) row.push_back({header[i], f[i]});
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-std::string get(const std::vector<std::pair<std::string, std::string>>& row,
-                const std::string& key) {
-  for (const auto& [k, v] : row) {
-    if (k == key) return v;
-  }
-  FAIL("no column " << key);
-  return "";
-}
+std::string slurp(const std::string& path) { return read_file(path); }
+std::string quote(const std::string& s) { return shell_quote(s); }
 
 // A sweep of 14 tiny points: long enough to be killed part-way.
 const std::vector<std::string> kLongSweep = {"sweep",  "scenarios/tiny.yaml",
@@ -195,41 +152,6 @@ TEST_CASE("a sweep killed with SIGKILL and resumed equals an uninterrupted one",
   fs::remove_all(dir);
 }
 
-TEST_CASE("three shards merged equal the unsharded sweep byte for byte", "[sweep][cli][shard]") {
-  const std::string dir = scratch("shard");
-  const std::vector<std::string> sweep = {"sweep", "scenarios/tiny.yaml", "--vary",
-                                          "plan.num_microbatches=1,2,4,...,64"};
-  std::vector<std::string> whole = sweep;
-  whole.insert(whole.end(), {"--out", dir + "/all.csv"});
-  REQUIRE(run_trident(whole).code == 0);
-  std::vector<std::string> merge = {"merge"};
-  for (int i = 2; i >= 0; --i) {  // any order of files
-    std::vector<std::string> shard = sweep;
-    const std::string file = dir + "/shard" + std::to_string(i) + ".csv";
-    shard.insert(shard.end(), {"--shard", std::to_string(i) + "/3", "--out", file});
-    const Result r = run_trident(shard);
-    INFO(r.err);
-    REQUIRE(r.code == 0);
-    CHECK(count_lines(slurp(file)) == 1 + (i < 1 ? 3u : 2u));  // 7 points: 3, 2, 2
-    merge.push_back(file);
-  }
-  const Result merged = run_trident(merge);
-  INFO(merged.err);
-  REQUIRE(merged.code == 0);
-  CHECK(merged.out == slurp(dir + "/all.csv"));
-
-  // A missing shard or a torn one is an error, not a silently short file.
-  const Result missing = run_trident({"merge", dir + "/shard0.csv", dir + "/shard2.csv"});
-  CHECK(missing.code == 2);
-  CHECK(missing.err.find("points missing") != std::string::npos);
-  const std::string torn = slurp(dir + "/shard1.csv");
-  std::ofstream(dir + "/shard1.csv", std::ios::binary) << torn.substr(0, torn.size() - 5);
-  const Result bad = run_trident(merge);
-  CHECK(bad.code == 2);
-  CHECK(bad.err.find("incomplete") != std::string::npos);
-  fs::remove_all(dir);
-}
-
 TEST_CASE("sweep and merge reject bad command lines with exit 2", "[sweep][cli][bad_inputs]") {
   struct Case {
     std::vector<std::string> args;
@@ -261,48 +183,6 @@ TEST_CASE("sweep and merge reject bad command lines with exit 2", "[sweep][cli][
   for (const char* command : {"sweep", "compare", "merge"}) {
     CHECK(run_trident({command, "--help"}).code == 0);
   }
-}
-
-TEST_CASE("compare: TP across nodes is slower, and exposed TP communication explains it",
-          "[compare][cli]") {
-  const Result r = run_trident({"compare", "scenarios/tp-placement.yaml", "--tp-placement",
-                                "intra,inter", "--format", "json"});
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j["variants"].size() == 2);
-  const auto& intra = j["variants"][0];
-  const auto& inter = j["variants"][1];
-  CHECK(intra["name"] == "intra");
-  CHECK(inter["overrides"][0] == "plan.placement=[data, tensor, pipeline]");
-  const double slower = inter["step_time_s"].get<double>() - intra["step_time_s"].get<double>();
-  CHECK(inter["step_time_ratio"].get<double>() > 1.2);  // clearly slower
-  CHECK(inter["tp_comm_share"].get<double>() > 3 * intra["tp_comm_share"].get<double>());
-  // The extra exposed TP time accounts for most of the extra step time.
-  const double extra_tp =
-      inter["tp_comm_exposed_s"].get<double>() - intra["tp_comm_exposed_s"].get<double>();
-  CHECK(extra_tp > 0.8 * slower);
-  CHECK(intra["step_time_ratio"].get<double>() == 1.0);
-
-  const Result table =
-      run_trident({"compare", "scenarios/tp-placement.yaml", "--tp-placement", "intra,inter"});
-  REQUIRE(table.code == 0);
-  CHECK(table.out.find("exposed TP comm") != std::string::npos);
-  CHECK(table.out.find("vs first") != std::string::npos);
-}
-
-TEST_CASE("compare --variant prints one CSV row per variant", "[compare][cli]") {
-  const Result r = run_trident({"compare", "scenarios/tiny.yaml", "--variant", "base:", "--variant",
-                                "m16:plan.num_microbatches=16", "--format", "csv"});
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  REQUIRE(count_lines(r.out) == 3);
-  CHECK(r.out.rfind("variant,overrides,step_time_s,", 0) == 0);
-  const auto rows = rows_of(r.out);
-  CHECK(get(rows[0], "variant") == "base");
-  CHECK(get(rows[0], "step_time_ratio") == "1");
-  CHECK(std::stod(get(rows[1], "step_time_ratio")) > 1);
-  CHECK(get(rows[1], "status") == "ok");
 }
 
 TEST_CASE("scripts/slurm_sweep.sh runs shards as an array job and merges them",

@@ -1,11 +1,9 @@
-// Pipeline schedules, rank placement and collective lowering (pure code).
+// Pipeline schedules (schedule/program): the instructions of every stage, GPipe, 1F1B and
+// interleaved 1F1B, and the ideal bubble fraction.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-
-#include "engine/collective_lowering.h"
 #include "schedule/program.h"
-#include "schedule/rank_map.h"
 #include "test_support.h"
 
 using namespace trident;
@@ -98,66 +96,4 @@ TEST_CASE("ideal bubble fraction is (p-1)/(m+p-1)", "[schedule]") {
   PlanSpec il = plan(1, 4, 1, 1, 8, ScheduleKind::kInterleaved1F1B);
   il.virtual_stages = 2;
   CHECK(ideal_bubble_fraction(il) == Approx(3.0 / 19));
-}
-
-TEST_CASE("placement decides whether TP groups sit in one island", "[schedule]") {
-  const ClusterSpec c = a100_cluster(4);
-  PlanSpec pl = plan(8, 2, 2, 1, 4, ScheduleKind::k1F1B);
-  RankMap intra(pl, c);
-  CHECK(intra.tensor_group(1, 1) == std::vector<int>{24, 25, 26, 27, 28, 29, 30, 31});
-  CHECK(intra.tensor_groups_in_islands());
-  CHECK(intra.tensor_traffic_isolated());
-  CHECK(intra.data_group(0, 0) == std::vector<int>{0, 8});
-  pl.placement = {ParallelDim::kData, ParallelDim::kPipeline, ParallelDim::kTensor};
-  RankMap inter(pl, c);
-  CHECK(inter.tensor_group(0, 0) == std::vector<int>{0, 4, 8, 12, 16, 20, 24, 28});
-  CHECK_FALSE(inter.tensor_groups_in_islands());
-  // Pipeline neighbours in the same island share NVLink links with TP traffic.
-  PlanSpec small = plan(2, 2, 1, 1, 4, ScheduleKind::k1F1B);
-  RankMap shared(small, c);
-  CHECK(shared.tensor_groups_in_islands());
-  CHECK_FALSE(shared.tensor_traffic_isolated());
-}
-
-TEST_CASE("ring all-reduce lowers to 2(n-1) steps of S/n per GPU", "[lowering]") {
-  const auto island = [](int gpu) { return gpu / 8; };
-  LoweringOptions every_step;
-  every_step.collapse_steps = false;
-  const auto phases = lower_collective(CollectiveOp::kAllReduce, {{0, 1, 2, 3}}, 400, island, every_step);
-  REQUIRE(phases.size() == 6);
-  for (const Phase& ph : phases) {
-    REQUIRE(ph.flows.size() == 4);
-    CHECK(ph.flows[0].bytes == 100);
-    CHECK(ph.flows[3].src == 3);
-    CHECK(ph.flows[3].dst == 0);
-  }
-  const auto collapsed = lower_collective(CollectiveOp::kAllReduce, {{0, 1, 2, 3}}, 400, island, {});
-  REQUIRE(collapsed.size() == 1);
-  CHECK(collapsed[0].steps == 6);
-  CHECK(collapsed[0].flows[0].bytes == 600);
-}
-
-TEST_CASE("a group spanning islands with several members each goes hierarchical", "[lowering]") {
-  const auto island = [](int gpu) { return gpu / 8; };
-  // 2 islands x 2 members: reduce-scatter inside (1 step), ring across (2 steps), all-gather.
-  const auto phases =
-      lower_collective(CollectiveOp::kAllReduce, {{0, 1, 8, 9}}, 400, island, {});
-  REQUIRE(phases.size() == 3);
-  CHECK(phases[0].flows.size() == 4);  // two intra-island rings of 2
-  CHECK(phases[0].flows[0].bytes == 200);
-  CHECK(phases[1].flows[0].src == 0);
-  CHECK(phases[1].flows[0].dst == 8);
-  CHECK(phases[1].flows[0].bytes == 2 * 100);  // 2 steps of S/(c k) collapsed
-  // One member per island: a flat ring.
-  CHECK(lower_collective(CollectiveOp::kAllReduce, {{0, 8, 16}}, 300, island, {}).size() == 1);
-}
-
-TEST_CASE("a mirrored ring edge carries one edge's collapsed bytes", "[lowering]") {
-  const auto phases = lower_mirrored_ring(CollectiveOp::kAllReduce, 24, 8, 800);
-  REQUIRE(phases.size() == 1);
-  CHECK(phases[0].steps == 14);
-  CHECK(phases[0].flows[0].src == 24);
-  CHECK(phases[0].flows[0].dst == 24);
-  CHECK(phases[0].flows[0].bytes == 1400);
-  CHECK(lower_mirrored_ring(CollectiveOp::kReduceScatter, 0, 8, 800)[0].steps == 7);
 }

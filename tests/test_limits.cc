@@ -1,0 +1,90 @@
+// Limits on hostile input (config/limits.h): huge files, bracket floods, deep nesting and
+// oversized plans are refused quickly, with the limit named.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "config/yaml_tree.h"
+#include "config_support.h"
+
+using namespace trident;
+using namespace trident::testing;
+
+namespace {
+
+// Seconds `f` takes.
+template <typename F>
+double seconds(F&& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+TEST_CASE("hostile input is refused quickly with the limit named", "[validate][limits]") {
+  // A file over 1 MiB is refused from its size, before it is read.
+  const std::string huge = write_temp("huge.yaml", std::string(17 << 20, '#'));
+  std::string message;
+  CHECK(seconds([&] { message = load_error(huge); }) < 2);
+  CHECK_THAT(message, Catch::Contains("more than the limit of 1 MiB for a configuration file"));
+  // A device without a size is read only up to the limit.
+  CHECK_THAT(load_error("/dev/zero"), Catch::Contains("/dev/zero: file is larger than the limit "
+                                                      "of 1 MiB"));
+
+  // Just under the size limit, a flood of flow brackets (which yaml-cpp would queue as
+  // possible keys, hundreds of bytes each) is refused before parsing; a flat list of the
+  // same size parses within a second.
+  const std::string flood = write_temp("flood.yaml", std::string("[\n").append((1 << 20) - 8, '['));
+  CHECK(seconds([&] {
+          CHECK_THAT(load_error(flood), Catch::Contains(":2:256: more than 256 unclosed '[' or "
+                                                        "'{' (maps and lists nested deeper"));
+        }) < 1);
+  std::string flat = "[";
+  while (flat.size() < (1 << 20) - 16) flat += "a, ";
+  const std::string flat_file = write_temp("flat.yaml", flat + "a]");
+  CHECK(seconds([&] { CHECK_THAT(load_error(flat_file), Catch::Contains("100000 values")); }) < 3);
+
+  // Billion laughs: ten aliases of ten aliases ... expand to 10^9 values.
+  std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    laughs += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) laughs += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  CHECK(seconds([&] {
+          CHECK_THROWS_WITH(parse_yaml(laughs, "laughs.yaml"),
+                            Catch::Contains("more than 100000 values (aliases expanded)"));
+        }) < 5);
+
+  // Deep nesting, directly or through aliases.
+  CHECK_THROWS_WITH(parse_yaml("a: " + std::string(200, '[') + std::string(200, ']'), "d.yaml"),
+                    Catch::Contains("nested more than 64 levels deep"));
+  std::string chain = "a0: &a0 [[[[[[[[[[x]]]]]]]]]]\n";
+  for (int i = 1; i < 10; ++i) {
+    chain += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [[[[[[[[[*a" +
+             std::to_string(i - 1) + "]]]]]]]]]\n";
+  }
+  CHECK_THROWS_WITH(parse_yaml(chain, "chain.yaml"), Catch::Contains("nested more than 64"));
+
+  // A map with many keys is checked in linear time.
+  std::string wide = "{";
+  for (int i = 0; i < 40000; ++i) wide += "k" + std::to_string(i) + ": 1, ";
+  wide += "k0: 2}";
+  CHECK(seconds([&] {
+          CHECK_THROWS_WITH(parse_yaml(wide, "wide.yaml"), Catch::Contains("k0: duplicate key"));
+        }) < 10);
+
+  // A billion-layer model, and plans that would keep the engine busy for hours.
+  const std::string scenario = repo("scenarios/gpt3-175b-3d.yaml");
+  CHECK_THAT(load_error(scenario, {"model.num_layers=1000000000"}),
+             Catch::Contains("1000000000 exceeds the limit of 100000"));
+  CHECK_THAT(load_error(scenario, {"cluster.nodes=1000000"}),
+             Catch::Contains("cluster has 8000000 GPUs (nodes × gpus_per_node), more than the "
+                             "limit of 1000000"));
+  CHECK_THAT(load_error(scenario, {"plan.num_microbatches=9000000"}),
+             Catch::Contains("more than the schedule-instruction limit of 10000000"));
+  CHECK_THAT(load_error(scenario, {"plan.num_microbatches=100000"}),
+             Catch::Contains("more than the simulation-activity limit of 100000000"));
+}

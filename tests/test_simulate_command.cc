@@ -1,0 +1,209 @@
+// End-to-end tests of `trident simulate`: the shipped scenario, output formats, overrides,
+// determinism, every bad input of the corpus (exit 2, one located message), and --trace and
+// --timeline files (written after a successful run only, whole, byte-identical across runs; a
+// bad output path fails before simulating).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Result = trident::testing::CliResult;
+using Run = trident::testing::CliResult;
+using trident::testing::read_file;
+using trident::testing::run_trident;
+
+std::string slurp(const fs::path& path) { return read_file(path.string()); }
+Run run_trident(const std::vector<std::string>& args, const fs::path&) {
+  return trident::testing::run_trident(args);
+}
+
+// A fresh, empty directory for one test's files, removed afterwards.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& name)
+      : path(fs::temp_directory_path() /
+             ("trident_trace_cli_" + std::to_string(::getpid()) + "_" + name)) {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename());
+    return names;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the shipped GPT-3 175B scenario reports every key, plausibly", "[cli][e2e]") {
+  const Result r = run_trident({"simulate", "scenarios/gpt3-175b-3d.yaml", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key :
+       {"step_time_s", "bubble_fraction", "compute_utilization", "mfu", "hfu",
+        "model_tflops_per_gpu", "tokens_per_s", "tp_comm_exposed_s", "pp_comm_exposed_s",
+        "dp_comm_exposed_s", "peak_memory_gib", "fits_in_memory", "gpus", "stages"}) {
+    INFO(key);
+    CHECK(j.contains(key));
+  }
+  CHECK(j["gpus"] == 1024);
+  CHECK(j["num_microbatches"] == 96);
+  CHECK(j["step_time_s"].get<double>() > 0);
+  CHECK(j["bubble_fraction"].get<double>() > 0);
+  CHECK(j["bubble_fraction"].get<double>() < 1);
+  CHECK(j["mfu"].get<double>() > 0);
+  CHECK(j["mfu"].get<double>() < 1);
+  CHECK(j["hfu"].get<double>() >= j["mfu"].get<double>());
+  CHECK(j["compute_utilization"].get<double>() < 1);
+  CHECK(j["fits_in_memory"] == true);
+  CHECK(j["tp_comm_exposed_s"].get<double>() > 0);
+  CHECK(j["dp_comm_exposed_s"].get<double>() > 0);
+  REQUIRE(j["stages"].size() == 8);
+  for (const auto& s : j["stages"]) CHECK(s["num_layers"] == 12);
+  // Throughput and model FLOP rate agree on the model FLOPs per token that Korthikanti et al.
+  // 2022 (eq. 7) give: 72 l h^2 (1 + s/(6h) + V/(12 l h)) for l = 96, h = 12288, s = 2048,
+  // V = 51200.
+  const double l = 96, h = 12288, s = 2048, v = 51200;
+  const double flops_per_token = 72 * l * h * h * (1 + s / (6 * h) + v / (12 * l * h));
+  CHECK(j["model_tflops_per_gpu"].get<double>() * 1e12 * 1024 / j["tokens_per_s"].get<double>() ==
+        Approx(flops_per_token).epsilon(1e-3));
+}
+
+TEST_CASE("same input gives byte-identical output", "[cli][determinism]") {
+  for (const char* format : {"table", "json", "csv"}) {
+    const Result a = run_trident({"simulate", "scenarios/tiny.yaml", "--format", format});
+    const Result b = run_trident({"simulate", "scenarios/tiny.yaml", "--format", format});
+    REQUIRE(a.code == 0);
+    CHECK(a.out == b.out);
+  }
+}
+
+TEST_CASE("csv prints a header and one row of scalar keys", "[cli]") {
+  const Result r = run_trident({"simulate", "scenarios/tiny.yaml", "--format", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
+  CHECK(r.out.rfind("step_time_s,bubble_fraction,", 0) == 0);
+}
+
+TEST_CASE("a --set option overrides a field after files are loaded", "[cli]") {
+  const Result base = run_trident({"simulate", "scenarios/tiny.yaml", "--format", "json"});
+  const Result more = run_trident(
+      {"simulate", "scenarios/tiny.yaml", "--format", "json", "--set", "plan.num_microbatches=32"});
+  REQUIRE(base.code == 0);
+  REQUIRE(more.code == 0);
+  const auto a = nlohmann::json::parse(base.out), b = nlohmann::json::parse(more.out);
+  CHECK(b["num_microbatches"] == 32);
+  CHECK(b["bubble_fraction"].get<double>() < a["bubble_fraction"].get<double>());
+}
+
+TEST_CASE("full fidelity runs from the command line", "[cli]") {
+  const Result r =
+      run_trident({"simulate", "scenarios/tiny.yaml", "--format", "json", "--fidelity", "full"});
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["fidelity"] == "full");
+}
+
+TEST_CASE("every corpus input fails `trident simulate` with exit 2 before simulating",
+          "[cli][bad_inputs]") {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(fs::path(TRIDENT_SOURCE_DIR) / "tests/bad_inputs")) {
+    if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 25);
+  for (const fs::path& file : files) {
+    std::ifstream in(file);
+    std::string line, expect;
+    std::vector<std::string> args = {"simulate", fs::relative(file, TRIDENT_SOURCE_DIR).string()};
+    std::getline(in, line);
+    REQUIRE(line.rfind("# expect: ", 0) == 0);
+    expect = line.substr(10);
+    while (std::getline(in, line) && line.rfind("# ", 0) == 0) {
+      if (line.rfind("# set: ", 0) == 0) {
+        args.push_back("--set");
+        args.push_back(line.substr(7));
+      }
+    }
+    const Result r = run_trident(args);
+    INFO(file.filename().string() << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(expect) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("simulate --trace --timeline writes both files, identical across runs", "[cli][trace]") {
+  TempDir dir("both");
+  const std::string trace = (dir.path / "step.json").string();
+  const std::string svg = (dir.path / "step.svg").string();
+  const Run r = run_trident(
+      {"simulate", "scenarios/tiny.yaml", "--trace", trace, "--timeline", svg}, dir.path);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("step time") != std::string::npos);  // the report still goes to stdout
+  const std::string first_trace = slurp(trace), first_svg = slurp(svg);
+  const auto j = nlohmann::json::parse(first_trace);
+  CHECK(j.at("traceEvents").size() > 100);
+  CHECK(first_svg.rfind("<svg", 0) == 0);
+  CHECK(first_svg.find("stage 1</text>") != std::string::npos);
+
+  const Run again = run_trident(
+      {"simulate", "scenarios/tiny.yaml", "--trace", trace, "--timeline", svg}, dir.path);
+  REQUIRE(again.code == 0);
+  CHECK(slurp(trace) == first_trace);  // replaced whole, byte for byte the same
+  CHECK(slurp(svg) == first_svg);
+  CHECK(dir.entries().size() == 2);  // no temporary left behind
+}
+
+TEST_CASE("simulate --timeline alone writes the SVG only", "[cli][trace]") {
+  TempDir dir("svg_only");
+  const std::string svg = (dir.path / "t.svg").string();
+  const Run r = run_trident({"simulate", "scenarios/tiny.yaml", "--timeline", svg, "--set",
+                             "plan.schedule=gpipe", "--format", "json"},
+                            dir.path);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out).at("schedule") == "gpipe");
+  CHECK(dir.entries() == std::vector<std::string>{"t.svg"});
+}
+
+TEST_CASE("a bad output path fails before simulating, and bad input writes nothing",
+          "[cli][trace]") {
+  TempDir dir("bad");
+  const Run missing_dir = run_trident(
+      {"simulate", "scenarios/tiny.yaml", "--trace", (dir.path / "no/such/dir/x.json").string()},
+      dir.path);
+  CHECK(missing_dir.code == 2);
+  CHECK(missing_dir.out.empty());
+  CHECK(missing_dir.err.find("--trace") != std::string::npos);
+  CHECK(missing_dir.err.find("does not exist") != std::string::npos);
+
+  const Run is_dir =
+      run_trident({"simulate", "scenarios/tiny.yaml", "--timeline", dir.path.string()}, dir.path);
+  CHECK(is_dir.code == 2);
+  CHECK(is_dir.err.find("--timeline") != std::string::npos);
+
+  // The scenario is refused (exit 2) after the paths were checked: no file appears.
+  const std::string trace = (dir.path / "step.json").string();
+  const Run bad = run_trident(
+      {"simulate", "scenarios/tiny.yaml", "--set", "plan.tensor_parallel=3", "--trace", trace},
+      dir.path);
+  CHECK(bad.code == 2);
+  CHECK(dir.entries().empty());
+}
