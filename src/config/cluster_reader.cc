@@ -61,6 +61,39 @@ NetworkSpec read_network(const MapReader& net, int gpus_per_node) {
   return spec;
 }
 
+// Reads an attention block (`efficiency.fused_attention`, `...flash_attention`) over `a`.
+void read_attention(const MapReader& m, AttentionEfficiency* a) {
+  m.check_keys();
+  const auto frac = [&](const char* key, double* v) {
+    m.field([&] { *v = m.opt_number(key, 0, true, 1).value_or(*v); });
+  };
+  const auto length = [&](const char* key, double* v) {
+    m.field([&] { *v = m.opt_number(key, 0, false, 1e7).value_or(*v); });
+  };
+  frac("forward", &a->forward);
+  frac("backward", &a->backward);
+  length("half_seq", &a->half_seq);
+  length("backward_half_seq", &a->backward_half_seq);
+  length("causal_seq", &a->causal_seq);
+  length("half_head_dim", &a->half_head_dim);
+}
+
+// Reads the GEMM and attention keys shared by `efficiency` and its per-precision blocks.
+void read_precision_efficiency(const MapReader& m, PrecisionEfficiency* e) {
+  m.field([&] { e->gemm = m.opt_number("gemm", 0, true, 1).value_or(e->gemm); });
+  m.field([&] {
+    e->gemm_half_flops =
+        m.opt_quantity("gemm_half_size", Dimension::kFlops, true, limits::kMaxGemmHalfFlops)
+            .value_or(e->gemm_half_flops);
+  });
+  m.field([&] {
+    if (auto a = m.opt_map("fused_attention")) read_attention(*a, &e->fused);
+  });
+  m.field([&] {
+    if (auto a = m.opt_map("flash_attention")) read_attention(*a, &e->flash);
+  });
+}
+
 }  // namespace
 
 GpuSpec read_gpu(const MapReader& gpu) {
@@ -73,7 +106,7 @@ GpuSpec read_gpu(const MapReader& gpu) {
     peaks.check_keys();
     bool failed = false;
     for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kTf32,
-                        Precision::kFp32}) {
+                        Precision::kFp32, Precision::kFp4}) {
       failed |= !peaks.field([&] {
         if (auto v = peaks.opt_quantity(precision_name(p), Dimension::kFlopRate, false,
                                         limits::kMaxPeakFlops)) {
@@ -85,6 +118,15 @@ GpuSpec read_gpu(const MapReader& gpu) {
       gpu.fail("peak_flops",
                "no peak given (expected at least one of bf16, fp16, fp8, tf32, fp32, e.g. "
                "`bf16: 312 TFLOPS`)");
+    }
+  });
+  gpu.field([&] {
+    const std::string arch =
+        gpu.opt_choice("architecture", {"unspecified", "ampere", "hopper", "blackwell"})
+            .value_or("unspecified");
+    for (GpuArchitecture a : {GpuArchitecture::kUnspecified, GpuArchitecture::kAmpere,
+                              GpuArchitecture::kHopper, GpuArchitecture::kBlackwell}) {
+      if (arch == architecture_name(a)) spec.architecture = a;
     }
   });
   gpu.field([&] {
@@ -100,12 +142,22 @@ GpuSpec read_gpu(const MapReader& gpu) {
     if (!eff) return;
     eff->check_keys();
     ComputeEfficiency& e = spec.efficiency;
-    eff->field([&] { e.gemm = eff->opt_number("gemm", 0, true, 1).value_or(e.gemm); });
-    eff->field([&] {
-      e.gemm_half_flops =
-          eff->opt_quantity("gemm_half_size", Dimension::kFlops, true, limits::kMaxGemmHalfFlops)
-              .value_or(e.gemm_half_flops);
-    });
+    PrecisionEfficiency base{e.gemm, e.gemm_half_flops, e.fused, e.flash};
+    read_precision_efficiency(*eff, &base);
+    e.gemm = base.gemm;
+    e.gemm_half_flops = base.gemm_half_flops;
+    e.fused = base.fused;
+    e.flash = base.flash;
+    for (Precision p : {Precision::kFp8, Precision::kFp4}) {
+      eff->field([&] {
+        if (auto block = eff->opt_map(precision_name(p))) {
+          block->check_keys();
+          PrecisionEfficiency pe = base;
+          read_precision_efficiency(*block, &pe);
+          e.by_precision[p] = pe;
+        }
+      });
+    }
     eff->field([&] { e.memory = eff->opt_number("memory", 0, true, 1).value_or(e.memory); });
     eff->field([&] {
       e.kernel_overhead_s =

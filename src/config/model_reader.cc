@@ -46,6 +46,16 @@ ModelSpec read_model(const MapReader& map) {
     m.untie_embeddings_and_output_weights =
         map.opt_bool("untie_embeddings_and_output_weights").value_or(false);
   });
+  map.field([&] {
+    m.attention_dropout = map.opt_number("attention_dropout", 0, false, 1).value_or(0.1);
+  });
+  map.field(
+      [&] { m.hidden_dropout = map.opt_number("hidden_dropout", 0, false, 1).value_or(0.1); });
+  map.field([&] {
+    m.rms_norm =
+        map.opt_choice("normalization", {"LayerNorm", "RMSNorm"}).value_or("LayerNorm") ==
+        "RMSNorm";
+  });
   if (map.problems() == before) report_issues(map, model_issues(m), false);
   return m;
 }

@@ -163,6 +163,17 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
         map.opt_choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"}).value_or("bf16");
     parse_precision(precision, &p.precision);
   });
+  map.field([&] {
+    parse_attention_backend(
+        map.opt_choice("attention_backend", {"auto", "flash", "fused", "unfused"}).value_or("auto"),
+        &p.attention_backend);
+  });
+  map.field([&] {
+    parse_fp8_recipe(map.opt_choice("fp8_recipe", {"delayed", "tensorwise", "blockwise", "mxfp8"})
+                         .value_or("delayed"),
+                     &p.fp8_recipe);
+  });
+  map.field([&] { p.fp8_attention = map.opt_bool("fp8_attention").value_or(false); });
 
   map.field([&] {
     if (map.has("pipeline_layers")) p.pipeline_layers = read_layer_list(map);
