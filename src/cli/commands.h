@@ -18,6 +18,9 @@ int run_compare_command(const std::vector<std::string>& args);
 int run_merge_command(const std::vector<std::string>& args);
 // trident validate FILE... [--set K=V]...: every problem of every file, exit 2 if any
 int run_validate_command(const std::vector<std::string>& args);
+// trident kernel --gpu GPU [--precision P] gemm M N K | attention ... | memory BYTES: the
+// compute model's time and throughput for one kernel
+int run_kernel_command(const std::vector<std::string>& args);
 
 }  // namespace trident
 

@@ -21,6 +21,7 @@ const char* kUsage =
     "  compare SCENARIO    simulate variants side by side (--variant, --tp-placement intra,inter)\n"
     "  merge FILE...       join the CSV files of a sharded sweep (sweep --shard I/N)\n"
     "  validate FILE...    check scenario, cluster, GPU, model and plan files; list every problem\n"
+    "  kernel OP ...       time one GEMM, attention or memory-bound kernel on one GPU\n"
     "\n"
     "Run `trident <command> --help` for the options of a command.\n"
     "Exit codes: 0 success, 1 simulation failure, 2 bad input.\n";
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
     if (command == "compare") return trident::run_compare_command(args);
     if (command == "merge") return trident::run_merge_command(args);
     if (command == "validate") return trident::run_validate_command(args);
+    if (command == "kernel") return trident::run_kernel_command(args);
     std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const trident::ConfigError& e) {
