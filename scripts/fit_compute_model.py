@@ -74,8 +74,8 @@ for hd, causal, cudnn, fa3 in [
         (128, True, [315, 410, 484, 518, 529, 539], [292, 423, 521, 579, 602, 616]),
         (256, False, [470, 546, 580, 581, 580, 581], [482, 639, 707, 736, 746, 756]),
         (256, True, [308, 391, 450, 483, 497, 509], [286, 427, 537, 612, 628, 642])]:
-    DATA += attn_rows(T_FWD, "h100", "bf16", "fused", False, hd, causal, cudnn)
-    DATA += attn_rows(T_FWD, "h100", "bf16", "flash", False, hd, causal, fa3)
+    DATA += attn_rows(T_FWD + ", cuDNN", "h100", "bf16", "fused", False, hd, causal, cudnn)
+    DATA += attn_rows(T_FWD + ", FA3", "h100", "bf16", "flash", False, hd, causal, fa3)
 # FA2 rows of the same figure: the shape of the FlashAttention-2 kernel (used for the A100).
 T_FA2 = "H100 BF16 FlashAttention-2 forward and backward (FA3 paper Figs. 5-6)"
 for hd, causal, fa2 in [(64, False, [282, 306, 318, 321, 322, 324]),
@@ -91,8 +91,8 @@ for hd, fa2, cudnn, fa3 in [
          [272, 363, 422, 453, 472, 474]),
         (128, [214, 260, 291, 310, 318, 322], [305, 408, 465, 499, 518, 516],
          [316, 424, 501, 542, 559, 561])]:
-    DATA += attn_rows(T_BWD, "h100", "bf16", "fused", True, hd, False, cudnn)
-    DATA += attn_rows(T_BWD, "h100", "bf16", "flash", True, hd, False, fa3)
+    DATA += attn_rows(T_BWD + ", cuDNN", "h100", "bf16", "fused", True, hd, False, cudnn)
+    DATA += attn_rows(T_BWD + ", FA3", "h100", "bf16", "flash", True, hd, False, fa3)
     DATA += attn_rows(T_FA2, "h100-fa2", "bf16", "flash", True, hd, False, fa2)
 # -- H100 FP8 attention forward: FA3 paper Figs. 7/9 (third-party transcription).
 T_FP8 = "H100 FP8 attention forward (FA3 paper Fig. 7)"
@@ -103,8 +103,8 @@ for hd, causal, cudnn, fa3 in [
         (128, True, [253, 384, 528, 719, 883, 922], [241, 367, 553, 716, 815, 881]),
         (256, False, [686, 878, 1001, 1087, 1122, 1139], [510, 744, 931, 966, 1151, 1171]),
         (256, True, [304, 449, 768, 1015, 1056, 1099], [329, 521, 703, 856, 960, 1024])]:
-    DATA += attn_rows(T_FP8, "h100", "fp8", "fused", False, hd, causal, cudnn, SEQS_FP8)
-    DATA += attn_rows(T_FP8, "h100", "fp8", "flash", False, hd, causal, fa3, SEQS_FP8)
+    DATA += attn_rows(T_FP8 + ", cuDNN", "h100", "fp8", "fused", False, hd, causal, cudnn, SEQS_FP8)
+    DATA += attn_rows(T_FP8 + ", FA3", "h100", "fp8", "flash", False, hd, causal, fa3, SEQS_FP8)
 
 # -- cuBLASLt FP8 / FP4 GEMMs (Azure/AI-benchmarking-guide, superbenchmark cublaslt_gemm:
 #    ND_H100_v5, ND_H200_v5 and ND_GB200_v6 results).
@@ -646,6 +646,11 @@ def doc_text(tables):
         o.append("| %s | %d | %s | %.1f %% | %.1f %% |" % (
             table, len(rows), "no (check)" if rows[0][0].get("check") else "yes",
             100 * sum(errs) / len(errs), 100 * max(errs)))
+    for gk, (vals, spec, src) in STREAM.items():
+        m = GPUS[gk]["memory"] * spec
+        errs = [abs(m / v - 1) for v in vals]
+        o.append("| %s HBM streaming (%s) | %d | yes | %.1f %% | %.1f %% |" % (
+            GPU_FILES[gk][1], src, len(vals), 100 * sum(errs) / len(errs), 100 * max(errs)))
     o.append("")
     o.append("Fitted parameters (fractions of the precision's dense peak; half sizes in GFLOP;")
     o.append("attention lengths in tokens, head-dim constant in elements):")

@@ -17,7 +17,8 @@ struct ModelSpec {
   int seq_length = 0;
   std::int64_t vocab_size = 0;
   bool swiglu = false;                      // gated MLP with three weight matrices (Llama)
-  bool learned_position_embeddings = true;  // false for rotary (RoPE) models
+  bool learned_position_embeddings = true;  // false for rotary (RoPE) and ALiBi models
+  bool rotary_position_embeddings = false;  // RoPE: a rotary kernel on Q and K per layer
   // Separate output (logits) matrix instead of reusing the word embeddings (Llama).
   bool untie_embeddings_and_output_weights = false;
   // Dropout probabilities (Megatron --attention-dropout / --hidden-dropout, default 0.1;

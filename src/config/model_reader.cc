@@ -38,9 +38,10 @@ ModelSpec read_model(const MapReader& map) {
   });
   map.field([&] { m.vocab_size = map.req_int("vocab_size", 1, limits::kMaxVocabSize); });
   map.field([&] {
-    m.learned_position_embeddings =
-        map.opt_choice("position_embedding", {"learned", "rope", "alibi"}).value_or("learned") ==
-        "learned";
+    const std::string position =
+        map.opt_choice("position_embedding", {"learned", "rope", "alibi"}).value_or("learned");
+    m.learned_position_embeddings = position == "learned";
+    m.rotary_position_embeddings = position == "rope";
   });
   map.field([&] {
     m.untie_embeddings_and_output_weights =

@@ -92,7 +92,7 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchi
   // fp8 training keeps 16-bit activations; fp32/tf32 keep 32-bit ones.
   d.elem = plan.precision == Precision::kFp8 ? 2.0 : precision_bytes(plan.precision);
   d.swiglu = model.swiglu;
-  d.rope = !model.learned_position_embeddings;
+  d.rope = model.rotary_position_embeddings;
   d.attention_dropout = model.attention_dropout > 0;
   d.hidden_dropout = model.hidden_dropout > 0;
   d.attention = resolve_attention_backend(plan.attention_backend, arch);
