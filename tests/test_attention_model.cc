@@ -173,3 +173,16 @@ TEST_CASE("mxfp8 runs on Blackwell only; fp8_attention needs fp8", "[fp8]") {
   CHECK(b200.plan.fp8_recipe == Fp8Recipe::kMxfp8);
   CHECK(build_workload(b200).stages[0].memory.weights > 0);
 }
+
+TEST_CASE("Hugging Face import maps dropout and rms_norm_eps", "[attention][config]") {
+  const ModelSpec llama = load_model_file(source_path("tests/data/hf/Meta-Llama-3-8B/config.json"));
+  CHECK(llama.attention_dropout == 0);
+  CHECK(llama.hidden_dropout == 0);
+  CHECK(llama.rms_norm);
+  CHECK(llama.rotary_position_embeddings);
+  // The shipped GPT-3 keeps Megatron's defaults.
+  const ModelSpec gpt = load_model_file(source_path("configs/models/gpt3-175b.yaml"));
+  CHECK(gpt.attention_dropout == Approx(0.1));
+  CHECK(gpt.hidden_dropout == Approx(0.1));
+  CHECK(!gpt.rms_norm);
+}
