@@ -89,6 +89,9 @@ TEST_CASE("activation memory: fused attention keeps no s x s scores", "[attentio
   p.sequence_parallel = true;
   p.recompute = Recompute::kSelective;
   CHECK(layer_activation_bytes(llama, p) == Approx(32 * sbh / t));
+  // Grouped-query attention: K and V (2 s b h each with MHA) shrink to g/a of that.
+  llama.num_query_groups = 8;
+  CHECK(layer_activation_bytes(llama, p) == Approx((32 - 4 * (1 - 8.0 / 64)) * sbh / t));
 }
 
 TEST_CASE("dropout kernels exist only for dropout > 0; RMSNorm has no bias", "[attention]") {

@@ -171,16 +171,19 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
       resolve_attention_backend(p.attention_backend, arch) == AttentionBackend::kUnfused;
   const double core =
       unfused ? (m.attention_dropout > 0 ? 5 : 2) * a * s / (h * t) : 4 * a / (h * t);
+  // Of the 24 that t divides, Q, K and V take 6 (2 each); with grouped-query attention K and V
+  // are g/a of Q.
+  const double sharded = 24 - 4 * (1 - double(m.num_query_groups) / m.num_attention_heads);
   switch (p.recompute) {
     case Recompute::kFull:
       return sp ? 2 * sbh / t : 2 * sbh;
     case Recompute::kSelective:
-      return sp ? (24 + replicated) * sbh / t : sbh * (replicated + 24 / t);
+      return sp ? (sharded + replicated) * sbh / t : sbh * (replicated + sharded / t);
     case Recompute::kNone:
       break;
   }
-  if (sp) return sbh * ((24 + replicated) / t + core);
-  return sbh * (replicated + 24 / t + core);
+  if (sp) return sbh * ((sharded + replicated) / t + core);
+  return sbh * (replicated + sharded / t + core);
 }
 
 std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& plan) {
