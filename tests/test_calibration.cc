@@ -1,5 +1,5 @@
 // The shipped GPU and NVLink parameters against published measurements
-// (shared/reference/calibration.md): Korthikanti et al. 2022 Table 4 and nccl-tests busbw.
+// (docs/calibration.md): Korthikanti et al. 2022 Table 4 and nccl-tests busbw.
 #include <catch2/catch.hpp>
 
 #include "config/scenario.h"
@@ -21,7 +21,8 @@ struct Row {
 
 }  // namespace
 
-TEST_CASE("one 22B layer matches Table 4 of Korthikanti et al. within 10 %", "[calibration]") {
+TEST_CASE("one 22B layer matches Table 4 of Korthikanti et al. within 10 % (unfused attention)",
+          "[calibration]") {
   const Row rows[] = {
       {"baseline", Recompute::kNone, false, 7.7, 11.9},
       {"sequence parallel", Recompute::kNone, true, 7.2, 11.8},
@@ -33,6 +34,8 @@ TEST_CASE("one 22B layer matches Table 4 of Korthikanti et al. within 10 %", "[c
     Scenario sc = load_scenario(source_path("tests/data/table4-22b.yaml"), {});
     sc.plan.recompute = row.recompute;
     sc.plan.sequence_parallel = row.sequence_parallel;
+    // Megatron as Korthikanti et al. ran it: QK^T, softmax and dropout over the scores.
+    REQUIRE(sc.plan.attention_backend == AttentionBackend::kUnfused);
     const Workload w = build_workload(sc);
     const ChunkWork& layer = w.stages[10].chunks[0];
     REQUIRE(layer.num_layers == 1);
@@ -41,7 +44,7 @@ TEST_CASE("one 22B layer matches Table 4 of Korthikanti et al. within 10 %", "[c
     INFO(row.name << ": forward " << fwd << " ms, backward " << bwd << " ms");
     CHECK(fwd == Approx(row.forward_ms).epsilon(0.10));
     CHECK(bwd == Approx(row.backward_ms).epsilon(0.10));
-    CHECK(fwd + bwd == Approx(row.forward_ms + row.backward_ms).epsilon(0.10));
+    CHECK(fwd + bwd == Approx(row.forward_ms + row.backward_ms).epsilon(0.05));
   }
 }
 

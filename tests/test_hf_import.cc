@@ -164,3 +164,18 @@ TEST_CASE("a null field is blamed where it is written", "[hf]") {
   CHECK_THAT(listed, Catch::Contains("config.json:1:2: model.num_hidden_layers: no value given"));
   CHECK_THAT(listed, !Catch::Contains(":1:1:"));
 }
+
+TEST_CASE("Hugging Face import maps dropout and rms_norm_eps", "[hf]") {
+  const ModelSpec llama = check_config_file(repo("tests/data/hf/Meta-Llama-3-8B/config.json"),
+                                            {"model.seq_length=8192"}, nullptr)
+                              .specs.model;
+  CHECK(llama.attention_dropout == 0);
+  CHECK(llama.hidden_dropout == 0);
+  CHECK(llama.rms_norm);
+  CHECK(llama.rotary_position_embeddings);
+  // The shipped GPT-3 keeps Megatron's defaults.
+  const ModelSpec gpt = load_model_file(repo("configs/models/gpt3-175b.yaml"));
+  CHECK(gpt.attention_dropout == Approx(0.1));
+  CHECK(gpt.hidden_dropout == Approx(0.1));
+  CHECK(!gpt.rms_norm);
+}

@@ -25,6 +25,7 @@ TEST_CASE("grouped-query attention and SwiGLU change the GEMM FLOPs as they shou
   m.num_query_groups = 8;
   m.ffn_hidden_size = 28672;
   m.swiglu = true;
+  m.rms_norm = true;  // RMSNorm: one weight vector per norm
   const LayerDims d = make_layer_dims(m, plan(8, 1, 1, 1, 1, ScheduleKind::k1F1B));
   const double b = 1, s = 8192, h = 8192, g = 8, a = 64, f = 28672, t = 8;
   const double qkv = 2 * b * s * h * (h + 2 * h * g / a);

@@ -79,9 +79,11 @@ TEST_CASE("clusters share GPU files, and each GPU's figures exist once", "[libra
   CHECK(h100.gpu.memory_bandwidth == 3350e9);
   CHECK(h100.nvlink.bandwidth == 450e9);
   CHECK(h100.network.nic_bandwidth == 50e9);  // 400 Gbps
-  // Not separately fitted: the A100 compute-model fractions.
-  CHECK(h100.gpu.efficiency.gemm == a100.gpu.efficiency.gemm);
-  CHECK(h100.gpu.efficiency.memory == a100.gpu.efficiency.memory);
+  // Each GPU has its own fitted compute model (scripts/fit_compute_model.py).
+  CHECK(h100.gpu.architecture == GpuArchitecture::kHopper);
+  CHECK(h100.peak(Precision::kFp8) == 1979e12);
+  CHECK(h100.gpu.efficiency.sm_count == 132);
+  CHECK(h100.gpu.efficiency.by_precision.count(Precision::kFp8) == 1);
 
   const ClusterSpec h200 = load_cluster_file(repo("configs/clusters/hgx-h200.yaml"));
   CHECK(h200.gpu.memory_bytes == 141e9);
@@ -90,10 +92,15 @@ TEST_CASE("clusters share GPU files, and each GPU's figures exist once", "[libra
 
   const ClusterSpec b200 = load_cluster_file(repo("configs/clusters/hgx-b200.yaml"));
   CHECK(b200.peak(Precision::kBf16) == 2250e12);
+  CHECK(b200.peak(Precision::kFp8) == 4500e12);
+  CHECK(b200.peak(Precision::kFp4) == 9000e12);
+  CHECK(b200.gpu.efficiency.sm_count == 148);
   CHECK(b200.nvlink.bandwidth == 900e9);
 
   const ClusterSpec nvl72 = load_cluster_file(repo("configs/clusters/gb200-nvl72.yaml"));
   CHECK(nvl72.peak(Precision::kBf16) == 2500e12);
+  CHECK(nvl72.peak(Precision::kFp8) == 5000e12);
+  CHECK(nvl72.gpu.architecture == GpuArchitecture::kBlackwell);
   CHECK(nvl72.gpus_per_node == 4);
   CHECK(nvl72.nvlink.island_size == 72);
   CHECK(nvl72.total_gpus() % 72 == 0);

@@ -106,6 +106,21 @@ TEST_CASE("table defaults are what an empty section reads, and match the specs' 
   CHECK(read.efficiency.kernel_overhead_s == initial.kernel_overhead_s);
   CHECK(read.efficiency.sm_count == initial.sm_count);
   CHECK(read.efficiency.gemm == 0.75);
+  // An attention block written empty takes the table's defaults: the struct's initial values.
+  const YamlNodePtr gpu2 = parse_yaml(
+      "name: g\npeak_flops: {bf16: 100 TFLOPS}\nmemory: 80 GiB\nmemory_bandwidth: 2 TB/s\n"
+      "efficiency: {fused_attention: {}, flash_attention: {}}\n",
+      "g");
+  const GpuSpec read2 = read_gpu(MapReader(*gpu2, "cluster.gpu", YamlMark{}));
+  const AttentionEfficiency att;
+  for (const AttentionEfficiency* a : {&read2.efficiency.fused, &read2.efficiency.flash}) {
+    CHECK(a->forward == att.forward);
+    CHECK(a->backward == att.backward);
+    CHECK(a->half_seq == att.half_seq);
+    CHECK(a->backward_half_seq == att.backward_half_seq);
+    CHECK(a->causal_seq == att.causal_seq);
+    CHECK(a->half_head_dim == att.half_head_dim);
+  }
   CHECK(read.efficiency.gemm_half_flops == 2e9);
 
   const YamlNodePtr cluster = parse_yaml(

@@ -71,7 +71,7 @@ TEST_CASE("sweep writes one row per point in point order, whatever --jobs", "[sw
 TEST_CASE("failing and non-fitting points get their rows and the sweep goes on", "[sweep][cli]") {
   const Result r =
       run_trident({"sweep", "scenarios/tiny.yaml", "--vary", "plan.num_microbatches=4", "--vary",
-                   "plan.tensor_parallel=3,2", "--vary", "cluster.gpu.memory=80 GiB,1 GiB"});
+                   "plan.tensor_parallel=3,2", "--vary", "cluster.gpu.memory=80 GiB,0.5 GiB"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto rows = rows_of(r.out);

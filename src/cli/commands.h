@@ -20,6 +20,9 @@ int run_merge_command(const std::vector<std::string>& args);
 int run_validate_command(const std::vector<std::string>& args);
 // trident schema [--format markdown|json]: every setting, from the settings table
 int run_schema_command(const std::vector<std::string>& args);
+// trident kernel --gpu GPU [--precision P] gemm M N K | attention ... | memory BYTES: the
+// compute model's time and throughput for one kernel
+int run_kernel_command(const std::vector<std::string>& args);
 
 }  // namespace trident
 

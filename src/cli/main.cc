@@ -22,6 +22,7 @@ const char* kUsage =
     "  merge FILE...       join the CSV files of a sharded sweep (sweep --shard I/N)\n"
     "  validate FILE...    check scenario, cluster, GPU, model and plan files; list every problem\n"
     "  schema              print every setting: key, type, default, range, doc (docs/schema.md)\n"
+    "  kernel OP ...       time one GEMM, attention or memory-bound kernel on one GPU\n"
     "\n"
     "Run `trident <command> --help` for the options of a command.\n"
     "Exit codes: 0 success, 1 simulation failure, 2 bad input.\n";
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     if (command == "merge") return trident::run_merge_command(args);
     if (command == "validate") return trident::run_validate_command(args);
     if (command == "schema") return trident::run_schema_command(args);
+    if (command == "kernel") return trident::run_kernel_command(args);
     std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const trident::ConfigError& e) {

@@ -135,6 +135,20 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
         std::string("GPU ") + c.gpu.name + " has no peak_flops for " + precision_name(p.precision) +
             " (expected one of: " + have + ")");
   }
+  if (p.precision == Precision::kFp8 && p.fp8_recipe == Fp8Recipe::kMxfp8 &&
+      c.gpu.architecture != GpuArchitecture::kBlackwell) {
+    add(&issues, {"plan.fp8_recipe"},
+        std::string("fp8_recipe mxfp8 needs a Blackwell GPU (MXFP8 block scaling is a Blackwell "
+                    "tensor-core format); GPU ") +
+            c.gpu.name + " is " + architecture_name(c.gpu.architecture) +
+            " (expected delayed, tensorwise or blockwise, or cluster.gpu.architecture: "
+            "blackwell)");
+  }
+  if (p.fp8_attention && p.precision != Precision::kFp8) {
+    add(&issues, {"plan.fp8_attention", "plan.precision"},
+        std::string("fp8_attention needs precision fp8 (precision is ") +
+            precision_name(p.precision) + ")");
+  }
   const std::int64_t gpus = checked_mul(checked_mul(p.tensor, p.pipeline), p.data);
   const std::int64_t cluster_gpus = checked_mul(c.nodes, c.gpus_per_node);
   if (gpus < 0 || gpus > cluster_gpus) {

@@ -14,13 +14,15 @@ const char* precision_name(Precision p) {
       return "tf32";
     case Precision::kFp32:
       return "fp32";
+    case Precision::kFp4:
+      return "fp4";
   }
   return "?";
 }
 
 bool parse_precision(const std::string& name, Precision* out) {
-  for (Precision p :
-       {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kTf32, Precision::kFp32}) {
+  for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kTf32,
+                      Precision::kFp32, Precision::kFp4}) {
     if (name == precision_name(p)) {
       *out = p;
       return true;
@@ -39,8 +41,24 @@ double precision_bytes(Precision p) {
     case Precision::kTf32:
     case Precision::kFp32:
       return 4;
+    case Precision::kFp4:
+      return 0.5;
   }
   return 2;
+}
+
+const char* architecture_name(GpuArchitecture a) {
+  switch (a) {
+    case GpuArchitecture::kUnspecified:
+      return "unspecified";
+    case GpuArchitecture::kAmpere:
+      return "ampere";
+    case GpuArchitecture::kHopper:
+      return "hopper";
+    case GpuArchitecture::kBlackwell:
+      return "blackwell";
+  }
+  return "?";
 }
 
 const char* topology_name(Topology t) {

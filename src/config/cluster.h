@@ -7,7 +7,9 @@
 
 namespace trident {
 
-enum class Precision { kBf16, kFp16, kFp8, kTf32, kFp32 };
+// kFp4 (NVFP4 / MXFP4 block-scaled, Blackwell) is a GEMM precision of the compute model
+// (`trident kernel --precision fp4`), not a plan precision.
+enum class Precision { kBf16, kFp16, kFp8, kTf32, kFp32, kFp4 };
 
 // Returns "bf16", "fp16", ...; parse_precision returns false for unknown names.
 const char* precision_name(Precision p);
@@ -15,11 +17,44 @@ bool parse_precision(const std::string& name, Precision* out);
 // Bytes per element of a 16/8/32-bit datatype used for activations and gradients.
 double precision_bytes(Precision p);
 
+// GPU generation: decides what `plan.attention_backend: auto` picks and which FP8 recipes run.
+enum class GpuArchitecture { kUnspecified, kAmpere, kHopper, kBlackwell };
+const char* architecture_name(GpuArchitecture a);
+
+// Throughput model of one fused-attention kernel (FlashAttention / cuDNN: one kernel per pass,
+// no s x s tensor in HBM). A pass of F FLOPs (those that run: causal skips the masked half)
+// at sequence s and head dim d runs at
+//   peak * eff * [d / (d + half_head_dim)] / [128 / (128 + half_head_dim)] * s / (s + half_seq)
+//        * (causal ? s / (s + causal_seq) : 1) * waves
+// with eff = forward or backward (backward: backward_half_seq), waves the fill of the SMs by
+// b * heads * ceil(s / 128) query tiles. See workload/compute_model.h.
+struct AttentionEfficiency {
+  double forward = 0.5;   // fraction of peak at head dim 128, long sequences, no mask
+  double backward = 0.4;  // the same for the backward kernel (counted as 2.5 x forward FLOPs)
+  double half_seq = 256;  // forward: sequence length at which the ramp is at half
+  double backward_half_seq = 512;
+  double causal_seq = 256;  // causal mask: diagonal tiles cost s / (s + causal_seq)
+  double half_head_dim = 64;
+};
+
+// Compute model parameters of one precision (GEMMs and fused attention at that precision).
+struct PrecisionEfficiency {
+  double gemm = 0.75;            // fraction of peak that large GEMMs reach
+  double gemm_half_flops = 2e9;  // GEMM size (FLOP) at which efficiency is half of `gemm`
+  AttentionEfficiency fused;     // cuDNN fused attention (Megatron-Core "fused")
+  AttentionEfficiency flash;     // FlashAttention 2/3/4 (Megatron-Core "flash")
+};
+
 // Compute model parameters of a GPU (see workload/compute_model.h for how they are used).
 // Fitted once per GPU type on measured data; never per scenario.
 struct ComputeEfficiency {
-  double gemm = 0.75;            // fraction of peak that large GEMMs reach
+  double gemm = 0.75;            // fraction of peak that large GEMMs reach (16-bit)
   double gemm_half_flops = 2e9;  // GEMM size (FLOP) at which efficiency is half of `gemm`
+  AttentionEfficiency fused;     // 16-bit fused attention (cuDNN)
+  AttentionEfficiency flash;     // 16-bit FlashAttention
+  // Per-precision blocks (`efficiency.fp8`, `efficiency.fp4`): GEMM and attention parameters
+  // at that precision; a precision without a block uses the 16-bit ones.
+  std::map<Precision, PrecisionEfficiency> by_precision;
   double memory = 0.8;           // fraction of HBM bandwidth memory-bound kernels reach
   double kernel_overhead_s = 0;  // fixed cost per kernel (launch, tail)
   // Streaming multiprocessors: a GEMM runs in waves of 128 x 128 output tiles, one tile per
@@ -29,6 +64,7 @@ struct ComputeEfficiency {
 
 struct GpuSpec {
   std::string name;
+  GpuArchitecture architecture = GpuArchitecture::kUnspecified;
   std::map<Precision, double> peak_flops;  // FLOP/s, dense
   double memory_bytes = 0;
   double memory_bandwidth = 0;  // bytes/s

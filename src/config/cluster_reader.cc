@@ -36,6 +36,34 @@ NetworkSpec read_network(const MapReader& net, int gpus_per_node) {
   return spec;
 }
 
+// Reads an attention block (`efficiency.fused_attention`, `...flash_attention`, also inside a
+// per-precision block) over `a`: a key not written keeps *a, which holds the struct's
+// defaults (the table's) or, in a per-precision block, the 16-bit block's values.
+void read_attention(const MapReader& m, AttentionEfficiency* a) {
+  m.check_keys();
+  const auto read = [&](const char* key, double* v) {
+    m.field([&] { *v = m.number(key).value_or(*v); });
+  };
+  read("forward", &a->forward);
+  read("backward", &a->backward);
+  read("half_seq", &a->half_seq);
+  read("backward_half_seq", &a->backward_half_seq);
+  read("causal_seq", &a->causal_seq);
+  read("half_head_dim", &a->half_head_dim);
+}
+
+// Reads the GEMM and attention keys shared by `efficiency` and its per-precision blocks.
+void read_precision_efficiency(const MapReader& m, PrecisionEfficiency* e) {
+  m.field([&] { e->gemm = m.number("gemm").value_or(e->gemm); });
+  m.field([&] { e->gemm_half_flops = m.number("gemm_half_size").value_or(e->gemm_half_flops); });
+  m.field([&] {
+    if (auto a = m.opt_map("fused_attention")) read_attention(*a, &e->fused);
+  });
+  m.field([&] {
+    if (auto a = m.opt_map("flash_attention")) read_attention(*a, &e->flash);
+  });
+}
+
 }  // namespace
 
 GpuSpec read_gpu(const MapReader& gpu) {
@@ -48,7 +76,7 @@ GpuSpec read_gpu(const MapReader& gpu) {
     peaks.check_keys();
     bool failed = false;
     for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kTf32,
-                        Precision::kFp32}) {
+                        Precision::kFp32, Precision::kFp4}) {
       failed |= !peaks.field([&] {
         if (auto v = peaks.number(precision_name(p))) {
           spec.peak_flops[p] = *v;
@@ -57,8 +85,15 @@ GpuSpec read_gpu(const MapReader& gpu) {
     }
     if (spec.peak_flops.empty() && !failed) {
       gpu.fail("peak_flops",
-               "no peak given (expected at least one of bf16, fp16, fp8, tf32, fp32, e.g. "
+               "no peak given (expected at least one of bf16, fp16, fp8, tf32, fp32, fp4, e.g. "
                "`bf16: 312 TFLOPS`)");
+    }
+  });
+  gpu.field([&] {
+    const std::string arch = *gpu.text("architecture");
+    for (GpuArchitecture a : {GpuArchitecture::kUnspecified, GpuArchitecture::kAmpere,
+                              GpuArchitecture::kHopper, GpuArchitecture::kBlackwell}) {
+      if (arch == architecture_name(a)) spec.architecture = a;
     }
   });
   gpu.field([&] { spec.memory_bytes = *gpu.number("memory"); });
@@ -76,8 +111,23 @@ GpuSpec read_gpu(const MapReader& gpu) {
                                                   gpu.where(), gpu.diagnostics()));
     eff.check_keys();
     ComputeEfficiency& e = spec.efficiency;
-    eff.field([&] { e.gemm = *eff.number("gemm"); });
-    eff.field([&] { e.gemm_half_flops = *eff.number("gemm_half_size"); });
+    PrecisionEfficiency base{e.gemm, e.gemm_half_flops, e.fused, e.flash};
+    read_precision_efficiency(eff, &base);
+    e.gemm = base.gemm;
+    e.gemm_half_flops = base.gemm_half_flops;
+    e.fused = base.fused;
+    e.flash = base.flash;
+    // A precision without its own block runs with the 16-bit parameters.
+    for (Precision p : {Precision::kFp8, Precision::kFp4}) {
+      eff.field([&] {
+        if (auto block = eff.opt_map(precision_name(p))) {
+          block->check_keys();
+          PrecisionEfficiency pe = base;
+          read_precision_efficiency(*block, &pe);
+          e.by_precision[p] = pe;
+        }
+      });
+    }
     eff.field([&] { e.memory = *eff.number("memory"); });
     eff.field([&] { e.kernel_overhead_s = *eff.number("kernel_overhead"); });
     eff.field([&] { e.sm_count = static_cast<int>(eff.integer("sm_count").value_or(0)); });

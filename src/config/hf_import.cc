@@ -148,6 +148,27 @@ YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, D
     }
   }
 
+  // Dropout and normalization. Llama-style (gated) configs that name no dropout train without
+  // it (their Hugging Face modules have no residual dropout).
+  const YamlEntry* gated = model->find("swiglu");
+  const bool llama_style = gated != nullptr && gated->value->scalar == "true";
+  const auto dropout = [&](const char* key, const std::vector<std::string>& names) {
+    if (const YamlEntry* e = find_any(config, names)) {
+      model->set(key, e->key_mark, e->value);
+      model->find(key)->written_as = e->key;
+    } else if (llama_style) {
+      model->set(key, config.mark, plain_scalar("0", config.mark));
+    }
+  };
+  dropout("attention_dropout", {"attention_dropout", "attn_pdrop", "attention_probs_dropout_prob"});
+  dropout("hidden_dropout", {"hidden_dropout", "resid_pdrop", "hidden_dropout_prob"});
+  if (const YamlEntry* eps =
+          find_any(config, {"rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon"})) {
+    model->set("normalization", eps->key_mark,
+               plain_scalar(eps->key == "rms_norm_eps" ? "RMSNorm" : "LayerNorm", eps->key_mark));
+    model->find("normalization")->written_as = eps->key;
+  }
+
   std::string position = "learned";
   const YamlEntry* type = config.find("model_type");
   const std::string model_type =

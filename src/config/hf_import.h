@@ -25,6 +25,10 @@ namespace trident {
 //   tie_word_embeddings (default true)     -> untie_embeddings_and_output_weights = !tie
 //   rope_theta, rope_scaling or a rotary model_type -> position_embedding: rope; bloom and
 //   mpt -> alibi; otherwise learned.
+//   attention_dropout (attn_pdrop, attention_probs_dropout_prob) -> attention_dropout
+//   hidden_dropout (resid_pdrop, hidden_dropout_prob) -> hidden_dropout; a gated (Llama-style)
+//                                             config without them gets 0 (no dropout modules)
+//   rms_norm_eps -> normalization: RMSNorm; layer_norm_eps / layer_norm_epsilon -> LayerNorm
 // Values keep their JSON positions and original names, so later range checks name the JSON
 // field. Other fields are ignored. Reports a missing field, an activation it cannot map or a
 // non-boolean tie_word_embeddings through `diag` (throws without).

@@ -17,9 +17,16 @@ struct ModelSpec {
   int seq_length = 0;
   std::int64_t vocab_size = 0;
   bool swiglu = false;                      // gated MLP with three weight matrices (Llama)
-  bool learned_position_embeddings = true;  // false for rotary (RoPE) models
+  bool learned_position_embeddings = true;  // false for rotary (RoPE) and ALiBi models
+  bool rotary_position_embeddings = false;  // RoPE: a rotary kernel on Q and K per layer
   // Separate output (logits) matrix instead of reusing the word embeddings (Llama).
   bool untie_embeddings_and_output_weights = false;
+  // Dropout probabilities (Megatron --attention-dropout / --hidden-dropout, default 0.1;
+  // Llama-family models train with 0). A dropout kernel and its mask exist only when > 0.
+  double attention_dropout = 0.1;  // on the attention probabilities
+  double hidden_dropout = 0.1;     // on the attention and MLP outputs, and the embeddings
+  // Megatron --normalization: LayerNorm (weight and bias) or RMSNorm (weight only).
+  bool rms_norm = false;
 
   int head_dim() const { return hidden_size / num_attention_heads; }
 };

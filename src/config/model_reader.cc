@@ -32,10 +32,14 @@ ModelSpec read_model(const MapReader& map) {
   map.field([&] {
     const std::string position = *map.text("position_embedding");
     m.learned_position_embeddings = position == "learned" || position == "learned_absolute";
+    m.rotary_position_embeddings = position == "rope";
   });
   map.field([&] {
     m.untie_embeddings_and_output_weights = *map.flag("untie_embeddings_and_output_weights");
   });
+  map.field([&] { m.attention_dropout = *map.number("attention_dropout"); });
+  map.field([&] { m.hidden_dropout = *map.number("hidden_dropout"); });
+  map.field([&] { m.rms_norm = *map.text("normalization") == "RMSNorm"; });
   if (map.problems() == before) report_issues(map, model_issues(m), false);
   return m;
 }

@@ -69,4 +69,73 @@ bool parse_parallel_dim(const std::string& name, ParallelDim* out) {
   return false;
 }
 
+namespace {
+constexpr AttentionBackend kBackends[] = {AttentionBackend::kAuto, AttentionBackend::kFlash,
+                                          AttentionBackend::kFused, AttentionBackend::kUnfused};
+constexpr Fp8Recipe kRecipes[] = {Fp8Recipe::kDelayed, Fp8Recipe::kTensorwise,
+                                  Fp8Recipe::kBlockwise, Fp8Recipe::kMxfp8};
+}  // namespace
+
+const char* attention_backend_name(AttentionBackend b) {
+  switch (b) {
+    case AttentionBackend::kAuto:
+      return "auto";
+    case AttentionBackend::kFlash:
+      return "flash";
+    case AttentionBackend::kFused:
+      return "fused";
+    case AttentionBackend::kUnfused:
+      return "unfused";
+  }
+  return "?";
+}
+
+bool parse_attention_backend(const std::string& name, AttentionBackend* out) {
+  for (AttentionBackend b : kBackends) {
+    if (name == attention_backend_name(b)) {
+      *out = b;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* fp8_recipe_name(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::kDelayed:
+      return "delayed";
+    case Fp8Recipe::kTensorwise:
+      return "tensorwise";
+    case Fp8Recipe::kBlockwise:
+      return "blockwise";
+    case Fp8Recipe::kMxfp8:
+      return "mxfp8";
+  }
+  return "?";
+}
+
+bool parse_fp8_recipe(const std::string& name, Fp8Recipe* out) {
+  for (Fp8Recipe r : kRecipes) {
+    if (name == fp8_recipe_name(r)) {
+      *out = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+AttentionBackend resolve_attention_backend(AttentionBackend b, GpuArchitecture arch) {
+  if (b != AttentionBackend::kAuto) return b;
+  switch (arch) {
+    case GpuArchitecture::kHopper:
+    case GpuArchitecture::kBlackwell:
+      return AttentionBackend::kFused;
+    case GpuArchitecture::kAmpere:
+      return AttentionBackend::kFlash;
+    case GpuArchitecture::kUnspecified:
+      break;
+  }
+  return AttentionBackend::kUnfused;
+}
+
 }  // namespace trident

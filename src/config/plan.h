@@ -14,6 +14,15 @@ namespace trident {
 enum class ScheduleKind { kGpipe, k1F1B, kInterleaved1F1B };
 enum class Recompute { kNone, kSelective, kFull };
 enum class ParallelDim { kTensor, kData, kPipeline };
+// Megatron-Core --attention-backend. kUnfused: QK^T, softmax, dropout and attention over V as
+// separate kernels with the s x s scores in HBM (Megatron 2020-22). kFlash / kFused: one
+// FlashAttention / cuDNN kernel per pass. kAuto: what Megatron-Core with Transformer Engine
+// picks on the GPU (resolve_attention_backend).
+enum class AttentionBackend { kAuto, kFlash, kFused, kUnfused };
+// Megatron --fp8-recipe: delayed (per-tensor scale from an amax history), tensorwise (current
+// per-tensor scaling), blockwise (1x128 / 128x128 blocks), mxfp8 (32-element blocks with
+// E8M0 scales; Blackwell only).
+enum class Fp8Recipe { kDelayed, kTensorwise, kBlockwise, kMxfp8 };
 
 const char* schedule_name(ScheduleKind s);
 bool parse_schedule(const std::string& name, ScheduleKind* out);
@@ -21,6 +30,15 @@ const char* recompute_name(Recompute r);
 bool parse_recompute(const std::string& name, Recompute* out);
 const char* parallel_dim_name(ParallelDim d);
 bool parse_parallel_dim(const std::string& name, ParallelDim* out);
+const char* attention_backend_name(AttentionBackend b);
+bool parse_attention_backend(const std::string& name, AttentionBackend* out);
+const char* fp8_recipe_name(Fp8Recipe r);
+bool parse_fp8_recipe(const std::string& name, Fp8Recipe* out);
+// Returns the backend `auto` stands for on `arch`: fused (cuDNN) on Hopper and Blackwell, where
+// Transformer Engine prefers cuDNN fused attention; flash on Ampere, where it prefers
+// FlashAttention-2; unfused on a GPU file that declares no architecture (trident's model
+// before fused attention). Other backends are returned as they are.
+AttentionBackend resolve_attention_backend(AttentionBackend b, GpuArchitecture arch);
 
 struct PlanSpec {
   int tensor = 1;
@@ -39,6 +57,11 @@ struct PlanSpec {
   std::array<ParallelDim, 3> placement{ParallelDim::kTensor, ParallelDim::kData,
                                        ParallelDim::kPipeline};
   Precision precision = Precision::kBf16;
+  AttentionBackend attention_backend = AttentionBackend::kAuto;
+  // precision fp8 only: the scaling recipe, and whether attention runs in FP8 too (otherwise
+  // BF16, as Transformer Engine runs it by default).
+  Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
+  bool fp8_attention = false;
   // Layers of each virtual pipeline stage, in model order (chunk c of stage s is virtual stage
   // c * pipeline + s); size pipeline * virtual_stages. Empty: an even split.
   std::vector<int> pipeline_layers;

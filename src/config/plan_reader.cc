@@ -152,6 +152,9 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
     if (map.has("placement")) p.placement = read_placement(map);
   });
   map.field([&] { parse_precision(*map.text("precision"), &p.precision); });
+  map.field([&] { parse_attention_backend(*map.text("attention_backend"), &p.attention_backend); });
+  map.field([&] { parse_fp8_recipe(*map.text("fp8_recipe"), &p.fp8_recipe); });
+  map.field([&] { p.fp8_attention = *map.flag("fp8_attention"); });
 
   map.field([&] {
     if (map.has("pipeline_layers")) p.pipeline_layers = read_layer_list(map);

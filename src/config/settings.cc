@@ -141,6 +141,10 @@ std::vector<SettingSection> build_sections() {
        "(docs/calibration.md).",
        {
            req(row("name", K::kString, "GPU name, shown in reports.")),
+           def(choice("architecture", {"unspecified", "ampere", "hopper", "blackwell"},
+                      "GPU generation (compute capability 8.0, 9.0, 10.0): decides what "
+                      "attention_backend auto picks and whether fp8_recipe mxfp8 runs."),
+               "unspecified"),
            req(row("peak_flops", K::kMap,
                    "Dense tensor-core peak per precision (section `cluster.gpu.peak_flops`); at "
                    "least one.")),
@@ -153,7 +157,7 @@ std::vector<SettingSection> build_sections() {
                "defaults."),
        }});
   std::vector<Setting> peaks;
-  for (const char* p : {"bf16", "fp16", "fp8", "tf32", "fp32"}) {
+  for (const char* p : {"bf16", "fp16", "fp8", "tf32", "fp32", "fp4"}) {
     peaks.push_back(quantity(p, D::kFlopRate, kMinPeakFlops, limits::kMaxPeakFlops,
                              std::string("Dense ") + p + " tensor-core peak (datasheet)."));
   }
@@ -180,7 +184,74 @@ std::vector<SettingSection> build_sections() {
                            "Streaming multiprocessors: GEMMs run in waves of 128×128 output "
                            "tiles over them."),
                    "none: no wave quantization"),
+           row("fused_attention", K::kMap,
+               "cuDNN fused attention at 16 bits (section "
+               "`cluster.gpu.efficiency.fused_attention`)."),
+           row("flash_attention", K::kMap,
+               "FlashAttention at 16 bits (section `cluster.gpu.efficiency.flash_attention`)."),
+           row("fp8", K::kMap,
+               "GEMM and attention parameters in FP8 (section `cluster.gpu.efficiency.fp8`); "
+               "absent: the 16-bit ones."),
+           row("fp4", K::kMap,
+               "GEMM and attention parameters in FP4 (section `cluster.gpu.efficiency.fp4`); "
+               "absent: the 16-bit ones."),
        }});
+  for (const char* precision : {"fp8", "fp4"}) {
+    const std::string path = std::string("cluster.gpu.efficiency.") + precision;
+    const std::string same = "the 16-bit value";
+    out.push_back(
+        {path,
+         std::string("The compute model's GEMM and attention parameters in ") + precision +
+             ", as fractions of the " + precision +
+             " peak; a key not written takes the 16-bit "
+             "block's value.",
+         {
+             derived(number("gemm", kMinEfficiency, 1, "Fraction of peak large GEMMs reach."),
+                     same),
+             derived(quantity("gemm_half_size", D::kFlops, 0, limits::kMaxGemmHalfFlops,
+                              "GEMM size at which efficiency is half of `gemm`."),
+                     same),
+             row("fused_attention", K::kMap, "cuDNN fused attention at this precision."),
+             row("flash_attention", K::kMap, "FlashAttention at this precision."),
+         }});
+  }
+  // The attention kernel model (workload/compute_model.h), at 16 bits and per precision.
+  for (const char* block : {"", ".fp8", ".fp4"}) {
+    for (const char* kernel : {"fused_attention", "flash_attention"}) {
+      const bool top = std::string(block).empty();
+      const std::string path = std::string("cluster.gpu.efficiency") + block + "." + kernel;
+      const auto value = [&](Setting s, const char* fixed) {
+        return top ? def(std::move(s), fixed) : derived(std::move(s), "the 16-bit block's");
+      };
+      out.push_back(
+          {path,
+           std::string("Throughput of one ") +
+               (std::string(kernel) == "fused_attention" ? "cuDNN fused-attention"
+                                                         : "FlashAttention") +
+               " kernel per pass: peak × efficiency × head-dim ramp × sequence ramp × causal "
+               "factor × SM waves (docs/calibration.md).",
+           {
+               value(number("forward", kMinEfficiency, 1,
+                            "Forward: fraction of peak at head dim 128, long sequences, no mask."),
+                     "0.5"),
+               value(number("backward", kMinEfficiency, 1,
+                            "Backward (2.5 × forward FLOPs): the same fraction."),
+                     "0.4"),
+               value(number("half_seq", 0, 1e7,
+                            "Forward: sequence length (tokens) at which the ramp is at half."),
+                     "256"),
+               value(number("backward_half_seq", 0, 1e7,
+                            "Backward: sequence length at which the ramp is at half."),
+                     "512"),
+               value(number("causal_seq", 0, 1e7,
+                            "Causal mask: the diagonal tiles cost s / (s + causal_seq)."),
+                     "256"),
+               value(
+                   number("half_head_dim", 0, 1e7, "Head dimension at which the ramp is at half."),
+                   "64"),
+           }});
+    }
+  }
   Setting in_switch = def(number("in_switch_reduction_efficiency", kMinEfficiency, 1,
                                  "In-switch reduction (NVLink SHARP, NCCL's NVLS): all-reduces "
                                  "inside an island run at this fraction of link bandwidth; 0: "
@@ -272,6 +343,22 @@ std::vector<SettingSection> build_sections() {
                      "false"),
                  "--untie-embeddings-and-output-weights"),
               "tie_word_embeddings (negated)"),
+           hf(mg(def(number("attention_dropout", 0, 1,
+                            "Dropout on the attention probabilities; its kernels and masks run "
+                            "only when > 0 (Llama-family models train without)."),
+                     "0.1"),
+                 "--attention-dropout"),
+              "attention_dropout / attn_pdrop"),
+           hf(mg(def(number("hidden_dropout", 0, 1,
+                            "Dropout on the attention and MLP outputs and the embeddings."),
+                     "0.1"),
+                 "--hidden-dropout"),
+              "hidden_dropout / resid_pdrop"),
+           hf(mg(def(choice("normalization", {"LayerNorm", "RMSNorm"},
+                            "Layer norm type (RMSNorm has no bias, no mean)."),
+                     "LayerNorm"),
+                 "--normalization"),
+              "rms_norm_eps → RMSNorm"),
        }});
   out.push_back(
       {"plan",
@@ -349,6 +436,23 @@ std::vector<SettingSection> build_sections() {
                               "Parameters per gradient bucket (overlap_grad_reduce)."),
                       "max(40M, 1M × data_parallel)"),
               "--ddp-bucket-size"),
+           mg(def(choice("attention_backend", {"auto", "flash", "fused", "unfused"},
+                         "Attention kernels: flash (FlashAttention) and fused (cuDNN) are one "
+                         "kernel per pass with no s×s tensor; unfused is 2020-22 Megatron "
+                         "(QKᵀ, softmax, dropout through HBM); auto: fused on Hopper and "
+                         "Blackwell, flash on Ampere, unfused when the GPU's architecture is "
+                         "unspecified."),
+                  "auto"),
+              "--attention-backend"),
+           mg(def(choice("fp8_recipe", {"delayed", "tensorwise", "blockwise", "mxfp8"},
+                         "FP8 scaling recipe with precision fp8 (Transformer Engine); mxfp8 "
+                         "needs Blackwell."),
+                  "delayed"),
+              "--fp8-recipe"),
+           mg(def(boolean("fp8_attention",
+                          "Attention in FP8 too (precision fp8); otherwise it runs in BF16."),
+                  "false"),
+              "--fp8-dot-product-attention"),
        }});
   return out;
 }

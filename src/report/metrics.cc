@@ -25,6 +25,9 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   r.model = sc.model.name;
   r.schedule = schedule_name(plan.schedule);
   r.fidelity = fidelity;
+  r.precision = precision_name(plan.precision);
+  r.attention_backend = attention_backend_name(
+      resolve_attention_backend(plan.attention_backend, sc.cluster.gpu.architecture));
   r.tensor = plan.tensor;
   r.pipeline = plan.pipeline;
   r.data = plan.data;
@@ -66,9 +69,19 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     r.tp_comm_exposed_s = non_negative(tp / gpus);
     r.pp_comm_exposed_s = non_negative(pp / gpus);
     r.dp_comm_exposed_s = non_negative(dp / gpus);
-    const double peak = sc.cluster.peak(plan.precision);
+    // MFU keeps Megatron's model-FLOPs formula and is measured against the BF16 dense peak
+    // (FP16 where a GPU file has no BF16), whatever the run precision; mfu_run_precision is
+    // against the run precision's own peak.
+    Precision base = plan.precision;
+    for (Precision p : {Precision::kFp16, Precision::kBf16}) {
+      if (sc.cluster.gpu.peak_flops.count(p) != 0) base = p;
+    }
+    const double peak = sc.cluster.peak(base);
+    r.mfu_peak = precision_name(base);
     r.mfu = w.model_flops_per_step / (step * r.gpus * peak);
     r.hfu = w.hardware_flops_per_step / (step * r.gpus * peak);
+    r.mfu_run_precision =
+        w.model_flops_per_step / (step * r.gpus * sc.cluster.peak(plan.precision));
     r.model_tflops_per_gpu = w.model_flops_per_step / step / r.gpus / 1e12;
     r.tokens_per_s = double(plan.global_batch_size) * sc.model.seq_length / step;
   }

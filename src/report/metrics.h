@@ -44,8 +44,12 @@ struct Report {
   double bubble_fraction = 0;        // mean over GPUs of (step - compute - exposed comm) / step
   double ideal_bubble_fraction = 0;  // (p-1)/(m+p-1)
   double compute_utilization = 0;
-  double mfu = 0;
+  double mfu = 0;  // against the dense peak of `mfu_peak` (bf16 unless the GPU has none)
   double hfu = 0;
+  std::string mfu_peak = "bf16";
+  std::string precision = "bf16";  // the run's (plan.precision)
+  double mfu_run_precision = 0;    // model FLOPs against the run precision's dense peak
+  std::string attention_backend;   // resolved plan.attention_backend
   double model_tflops_per_gpu = 0;
   double tokens_per_s = 0;
   double tp_comm_exposed_s = 0;

@@ -88,6 +88,10 @@ std::string format_json(const Report& r) {
   j["schedule"] = r.schedule;
   j["fidelity"] = r.fidelity;
   for (const Scalar& s : scalars()) j[s.key] = s.get(r);
+  j["precision"] = r.precision;
+  j["attention_backend"] = r.attention_backend;
+  j["mfu_peak"] = r.mfu_peak;  // the dense peak `mfu` and `hfu` are measured against
+  j["mfu_run_precision"] = r.mfu_run_precision;
   Json stages = Json::array();
   for (const StageReport& s : r.stages) {
     stages.push_back({{"stage", s.stage},
@@ -137,9 +141,13 @@ std::string format_table(const Report& r) {
       "micro-batches, {}, fidelity {}\n\n",
       r.tensor, r.pipeline, r.data, r.gpus, r.micro_batch_size, r.global_batch_size,
       r.num_microbatches, r.schedule, r.fidelity);
+  line("precision", fmt::format("{}, attention {}", r.precision, r.attention_backend));
   line("step time", fmt::format("{:.4f} s", r.step_time_s));
   line("tokens/s", fmt::format("{:.0f}", r.tokens_per_s));
-  line("MFU", fmt::format("{:.1f} %", 100 * r.mfu));
+  line("MFU", r.mfu_peak == r.precision
+                  ? fmt::format("{:.1f} % (of the {} dense peak)", 100 * r.mfu, r.mfu_peak)
+                  : fmt::format("{:.1f} % (of the {} dense peak; {:.1f} % of {})", 100 * r.mfu,
+                                r.mfu_peak, 100 * r.mfu_run_precision, r.precision));
   line("HFU", fmt::format("{:.1f} %", 100 * r.hfu));
   line("model TFLOP/s per GPU", fmt::format("{:.1f}", r.model_tflops_per_gpu));
   line("compute utilization", fmt::format("{:.1f} %", 100 * r.compute_utilization));

@@ -38,7 +38,46 @@ void add(std::vector<Op>* ops, Op op) { ops->push_back(std::move(op)); }
 
 }  // namespace
 
-LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan) {
+double Op::flops() const {
+  if (kind == OpKind::kGemm) return gemm.flops();
+  if (kind == OpKind::kAttention) return attention.flops(backward);
+  return 0;
+}
+
+double Op::model_flops() const {
+  if (kind == OpKind::kGemm) return gemm.flops();
+  if (kind == OpKind::kAttention) return attention.model_flops(backward);
+  return 0;
+}
+
+double fp8_cast_bytes_per_element(Fp8Recipe recipe, GpuArchitecture arch) {
+  switch (recipe) {
+    case Fp8Recipe::kMxfp8:
+      return 2 + 2 * (1 + 1.0 / 32);  // row- and column-wise FP8, one E8M0 scale per 32
+    case Fp8Recipe::kBlockwise:
+      return 2 + 2 * (1 + 4.0 / 128);  // both layouts, one fp32 scale per 128 (1x128 tiles)
+    case Fp8Recipe::kTensorwise:
+      return 2 + 2 + (arch == GpuArchitecture::kBlackwell ? 1 : 2);  // amax pass, then cast
+    case Fp8Recipe::kDelayed:
+      break;
+  }
+  return 2 + (arch == GpuArchitecture::kBlackwell ? 1 : 2);  // amax fused into the cast
+}
+
+double fp8_weight_bytes_per_param(Fp8Recipe recipe, GpuArchitecture arch) {
+  switch (recipe) {
+    case Fp8Recipe::kMxfp8:
+      return 2 * (1 + 1.0 / 32);
+    case Fp8Recipe::kBlockwise:
+      return 2 * (1 + 4.0 / (128 * 128));  // 128x128 weight blocks
+    case Fp8Recipe::kDelayed:
+    case Fp8Recipe::kTensorwise:
+      break;
+  }
+  return arch == GpuArchitecture::kBlackwell ? 1 : 2;  // Hopper keeps the transpose too
+}
+
+LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchitecture arch) {
   LayerDims d;
   d.b = plan.micro_batch_size;
   d.s = model.seq_length;
@@ -51,12 +90,45 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan) {
   // fp8 training keeps 16-bit activations; fp32/tf32 keep 32-bit ones.
   d.elem = plan.precision == Precision::kFp8 ? 2.0 : precision_bytes(plan.precision);
   d.swiglu = model.swiglu;
+  d.rope = model.rotary_position_embeddings;
+  d.attention_dropout = model.attention_dropout > 0;
+  d.hidden_dropout = model.hidden_dropout > 0;
+  d.attention = resolve_attention_backend(plan.attention_backend, arch);
+  d.fp8 = plan.precision == Precision::kFp8;
+  d.fp8_cast_bytes = d.fp8 ? fp8_cast_bytes_per_element(plan.fp8_recipe, arch) : 0;
   d.sequence_parallel = plan.sequence_parallel;
   return d;
 }
 
+namespace {
+
+Op linear(const char* name, double m, double n, double k) {
+  Op op = gemm(name, m, n, k);
+  op.linear = true;
+  return op;
+}
+
+Op attention(const char* name, const LayerDims& d, bool backward) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kAttention;
+  op.attention = AttentionShape{d.b, d.a / d.t, d.g / d.t, d.s, d.h / d.a, true};
+  op.backward = backward;
+  return op;
+}
+
+// Under fp8, the cast of `elems` 16-bit elements to FP8 (with amax and scales) before a
+// linear GEMM.
+void add_cast(std::vector<Op>* ops, const LayerDims& d, const char* name, double elems) {
+  if (d.fp8) add(ops, memory(name, elems * d.fp8_cast_bytes));
+}
+
+}  // namespace
+
 // Per TP rank: tokens T = b*s, heads a/t, K/V width h*g/a each, MLP width f/t (2f/t for the
 // fused gate and up projections of SwiGLU). `sp` = 1/t of the tokens under sequence parallelism.
+// Unfused attention: QK^T, softmax (and dropout) over the s x s scores in HBM, attention over
+// V (Megatron 2020-22). Flash / fused: one kernel, no s x s tensor in HBM.
 std::vector<Op> layer_forward_ops(const LayerDims& d) {
   const double tokens = d.b * d.s, e = d.elem, heads = d.a / d.t, hd = d.h / d.a;
   const double qkv_out = (d.h + 2 * d.h * d.g / d.a) / d.t;
@@ -66,26 +138,37 @@ std::vector<Op> layer_forward_ops(const LayerDims& d) {
   const double bsh = tokens * d.h;
   const bool sp = d.sequence_parallel;
   const double local = sp ? bsh / d.t : bsh;  // elements a norm or dropout touches
+  // Bias-dropout-add (or just the residual add without dropout).
+  const double residual_bytes = local * (3 * e + (d.hidden_dropout ? 1 : 0));
   std::vector<Op> ops;
   add(&ops, memory("ln1", 2 * local * e));
   if (sp) add(&ops, tp_collective("tp_ag_attn", CollectiveOp::kAllGather, bsh * e));
-  add(&ops, gemm("qkv", tokens, qkv_out, d.h));
-  add(&ops, gemm("attn_scores", d.s, d.s, hd, d.b * heads));
-  add(&ops, memory("softmax", 2 * score_elems * e));
-  add(&ops, memory("attn_dropout", score_elems * (2 * e + 1)));
-  add(&ops, gemm("attn_values", d.s, hd, d.s, d.b * heads));
-  add(&ops, gemm("attn_proj", tokens, d.h, d.h / d.t));
+  add_cast(&ops, d, "fp8_cast_qkv", bsh);
+  add(&ops, linear("qkv", tokens, qkv_out, d.h));
+  if (d.rope) add(&ops, memory("rope", 2 * tokens * (d.h + d.h * d.g / d.a) / d.t * e));  // Q and K
+  if (d.attention == AttentionBackend::kUnfused) {
+    add(&ops, gemm("attn_scores", d.s, d.s, hd, d.b * heads));
+    add(&ops, memory("softmax", 2 * score_elems * e));
+    if (d.attention_dropout) add(&ops, memory("attn_dropout", score_elems * (2 * e + 1)));
+    add(&ops, gemm("attn_values", d.s, hd, d.s, d.b * heads));
+  } else {
+    add(&ops, attention("attention", d, false));
+  }
+  add_cast(&ops, d, "fp8_cast_proj", tokens * d.h / d.t);
+  add(&ops, linear("attn_proj", tokens, d.h, d.h / d.t));
   add(&ops, sp ? tp_collective("tp_rs_attn", CollectiveOp::kReduceScatter, bsh * e)
                : all_reduce("tp_ar_attn", bsh * e));
-  add(&ops, memory("dropout_residual1", local * (3 * e + 1)));
+  add(&ops, memory(d.hidden_dropout ? "dropout_residual1" : "residual1", residual_bytes));
   add(&ops, memory("ln2", 2 * local * e));
   if (sp) add(&ops, tp_collective("tp_ag_mlp", CollectiveOp::kAllGather, bsh * e));
-  add(&ops, gemm("fc1", tokens, mlp_in, d.h));
+  add_cast(&ops, d, "fp8_cast_fc1", bsh);
+  add(&ops, linear("fc1", tokens, mlp_in, d.h));
   add(&ops, memory(d.swiglu ? "swiglu" : "gelu", act_bytes));
-  add(&ops, gemm("fc2", tokens, d.h, d.f / d.t));
+  add_cast(&ops, d, "fp8_cast_fc2", tokens * d.f / d.t);
+  add(&ops, linear("fc2", tokens, d.h, d.f / d.t));
   add(&ops, sp ? tp_collective("tp_rs_mlp", CollectiveOp::kReduceScatter, bsh * e)
                : all_reduce("tp_ar_mlp", bsh * e));
-  add(&ops, memory("dropout_residual2", local * (3 * e + 1)));
+  add(&ops, memory(d.hidden_dropout ? "dropout_residual2" : "residual2", residual_bytes));
   return ops;
 }
 
@@ -93,6 +176,7 @@ std::vector<Op> layer_forward_ops(const LayerDims& d) {
 // two operand gradients of the attention products), so backward GEMM FLOPs are exactly twice
 // forward. The collective on an input gradient overlaps the following weight-gradient GEMM.
 // Under sequence parallelism the gradient of a reduce-scatter is an all-gather and vice versa.
+// Under fp8 each linear layer's output gradient is cast to FP8 before its two GEMMs.
 std::vector<Op> layer_backward_ops(const LayerDims& d) {
   const double tokens = d.b * d.s, e = d.elem, heads = d.a / d.t, hd = d.h / d.a;
   const double qkv_out = (d.h + 2 * d.h * d.g / d.a) / d.t;
@@ -107,28 +191,37 @@ std::vector<Op> layer_backward_ops(const LayerDims& d) {
               : all_reduce(ar, bsh * e, true);
   };
   std::vector<Op> ops;
-  add(&ops, memory("dropout_residual2_bwd", local * (2 * e + 1)));
+  if (d.hidden_dropout) add(&ops, memory("dropout_residual2_bwd", local * (2 * e + 1)));
   if (sp) add(&ops, tp_collective("tp_ag_mlp_bwd", CollectiveOp::kAllGather, bsh * e));
-  add(&ops, gemm("fc2_dgrad", tokens, d.f / d.t, d.h));
-  add(&ops, gemm("fc2_wgrad", d.f / d.t, d.h, tokens));
+  add_cast(&ops, d, "fp8_cast_fc2_grad", bsh);
+  add(&ops, linear("fc2_dgrad", tokens, d.f / d.t, d.h));
+  add(&ops, linear("fc2_wgrad", d.f / d.t, d.h, tokens));
   add(&ops, memory(d.swiglu ? "swiglu_bwd" : "gelu_bwd", act_bytes));
-  add(&ops, gemm("fc1_dgrad", tokens, d.h, mlp_in));
+  add_cast(&ops, d, "fp8_cast_fc1_grad", tokens * mlp_in);
+  add(&ops, linear("fc1_dgrad", tokens, d.h, mlp_in));
   add(&ops, input_grad("tp_ar_mlp_bwd", "tp_rs_mlp_bwd"));
-  add(&ops, gemm("fc1_wgrad", d.h, mlp_in, tokens));
+  add(&ops, linear("fc1_wgrad", d.h, mlp_in, tokens));
   add(&ops, memory("ln2_bwd", 4 * local * e));
-  add(&ops, memory("dropout_residual1_bwd", local * (2 * e + 1)));
+  if (d.hidden_dropout) add(&ops, memory("dropout_residual1_bwd", local * (2 * e + 1)));
   if (sp) add(&ops, tp_collective("tp_ag_attn_bwd", CollectiveOp::kAllGather, bsh * e));
-  add(&ops, gemm("attn_proj_dgrad", tokens, d.h / d.t, d.h));
-  add(&ops, gemm("attn_proj_wgrad", d.h / d.t, d.h, tokens));
-  add(&ops, gemm("attn_values_bwd_probs", d.s, d.s, hd, d.b * heads));
-  add(&ops, gemm("attn_values_bwd_values", d.s, hd, d.s, d.b * heads));
-  add(&ops, memory("attn_dropout_bwd", score_elems * (2 * e + 1)));
-  add(&ops, memory("softmax_bwd", 3 * score_elems * e));
-  add(&ops, gemm("attn_scores_bwd_q", d.s, hd, d.s, d.b * heads));
-  add(&ops, gemm("attn_scores_bwd_k", d.s, hd, d.s, d.b * heads));
-  add(&ops, gemm("qkv_dgrad", tokens, d.h, qkv_out));
+  add_cast(&ops, d, "fp8_cast_proj_grad", bsh);
+  add(&ops, linear("attn_proj_dgrad", tokens, d.h / d.t, d.h));
+  add(&ops, linear("attn_proj_wgrad", d.h / d.t, d.h, tokens));
+  if (d.attention == AttentionBackend::kUnfused) {
+    add(&ops, gemm("attn_values_bwd_probs", d.s, d.s, hd, d.b * heads));
+    add(&ops, gemm("attn_values_bwd_values", d.s, hd, d.s, d.b * heads));
+    if (d.attention_dropout) add(&ops, memory("attn_dropout_bwd", score_elems * (2 * e + 1)));
+    add(&ops, memory("softmax_bwd", 3 * score_elems * e));
+    add(&ops, gemm("attn_scores_bwd_q", d.s, hd, d.s, d.b * heads));
+    add(&ops, gemm("attn_scores_bwd_k", d.s, hd, d.s, d.b * heads));
+  } else {
+    add(&ops, attention("attention_bwd", d, true));
+  }
+  if (d.rope) add(&ops, memory("rope_bwd", 2 * tokens * (d.h + d.h * d.g / d.a) / d.t * e));
+  add_cast(&ops, d, "fp8_cast_qkv_grad", tokens * qkv_out);
+  add(&ops, linear("qkv_dgrad", tokens, d.h, qkv_out));
   add(&ops, input_grad("tp_ar_attn_bwd", "tp_rs_attn_bwd"));
-  add(&ops, gemm("qkv_wgrad", d.h, qkv_out, tokens));
+  add(&ops, linear("qkv_wgrad", d.h, qkv_out, tokens));
   add(&ops, memory("ln1_bwd", 4 * local * e));
   return ops;
 }
@@ -143,7 +236,7 @@ std::vector<Op> embedding_forward_ops(const LayerDims& d) {
   add(&ops, d.sequence_parallel
                 ? tp_collective("tp_rs_embedding", CollectiveOp::kReduceScatter, bsh * e)
                 : all_reduce("tp_ar_embedding", bsh * e));
-  add(&ops, memory("embedding_dropout", local * (2 * e + 1)));
+  if (d.hidden_dropout) add(&ops, memory("embedding_dropout", local * (2 * e + 1)));
   return ops;
 }
 
@@ -151,7 +244,7 @@ std::vector<Op> embedding_backward_ops(const LayerDims& d) {
   const double bsh = d.b * d.s * d.h, e = d.elem;
   const double local = d.sequence_parallel ? bsh / d.t : bsh;
   std::vector<Op> ops;
-  add(&ops, memory("embedding_dropout_bwd", local * (2 * e + 1)));
+  if (d.hidden_dropout) add(&ops, memory("embedding_dropout_bwd", local * (2 * e + 1)));
   if (d.sequence_parallel) {
     add(&ops, tp_collective("tp_ag_embedding_bwd", CollectiveOp::kAllGather, bsh * e));
   }
@@ -194,9 +287,13 @@ std::vector<Op> output_backward_ops(const LayerDims& d) {
 
 double gemm_flops(const std::vector<Op>& ops) {
   double total = 0;
-  for (const Op& op : ops) {
-    if (op.kind == OpKind::kGemm) total += op.gemm.flops();
-  }
+  for (const Op& op : ops) total += op.model_flops();
+  return total;
+}
+
+double executed_flops(const std::vector<Op>& ops) {
+  double total = 0;
+  for (const Op& op : ops) total += op.flops();
   return total;
 }
 

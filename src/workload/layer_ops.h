@@ -21,17 +21,29 @@ enum class OpKind {
   kGemm,          // compute-bound matrix multiply (FLOPs count towards model FLOPs)
   kMemory,        // memory-bound kernel timed by HBM bandwidth
   kTpCollective,  // collective on `bytes` (the full b*s*h buffer) over the TP group
+  kAttention,     // one fused-attention kernel (flash or fused backend)
 };
 
 struct Op {
   std::string name;
   OpKind kind = OpKind::kMemory;
-  GemmShape gemm;    // kGemm only
-  double bytes = 0;  // kMemory: HBM traffic; kTpCollective: full (unsharded) buffer
+  GemmShape gemm;  // kGemm only
+  // kGemm: a linear layer's GEMM (weights times activations), which Transformer Engine runs
+  // in FP8 under precision fp8; false for the attention products of the unfused backend.
+  bool linear = false;
+  AttentionShape attention;  // kAttention only
+  bool backward = false;     // kAttention: the backward kernel
+  double bytes = 0;          // kMemory: HBM traffic; kTpCollective: full (unsharded) buffer
   CollectiveOp collective = CollectiveOp::kAllReduce;  // kTpCollective only
   // Backward only: true when the op's collective may run concurrently with the next op
   // (Megatron overlaps the input-gradient all-reduce with the weight-gradient GEMM).
   bool overlaps_next = false;
+
+  // FLOPs the kernel runs (GEMMs and attention; 0 for others).
+  double flops() const;
+  // FLOPs Megatron's model-FLOPs formula counts for it (attention: no causal halving, and the
+  // backward at 2 x forward).
+  double model_flops() const;
 };
 
 // Sizes one TP rank works on, derived from the model and plan.
@@ -39,12 +51,32 @@ struct LayerDims {
   double b = 0, s = 0, h = 0, a = 0, g = 0, f = 0, v = 0, t = 1;
   double elem = 2;  // bytes per activation element
   bool swiglu = false;
+  bool rope = false;              // rotary embeddings applied to Q and K (one kernel)
+  bool attention_dropout = true;  // model.attention_dropout > 0
+  bool hidden_dropout = true;     // model.hidden_dropout > 0
+  // Resolved plan.attention_backend (never kAuto).
+  AttentionBackend attention = AttentionBackend::kUnfused;
+  // precision fp8: linear GEMMs in FP8, with a cast kernel on each GEMM input (forward) and
+  // output gradient (backward) of `fp8_cast_bytes` per element.
+  bool fp8 = false;
+  double fp8_cast_bytes = 0;
   // Megatron sequence parallelism: norms and dropouts run on 1/t of the tokens, and each
   // all-reduce becomes an all-gather before the block and a reduce-scatter after it.
   bool sequence_parallel = false;
 };
 
-LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan);
+// `arch` resolves attention_backend auto and the FP8 cast layout.
+LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan,
+                          GpuArchitecture arch = GpuArchitecture::kUnspecified);
+
+// HBM bytes per element of one FP8 cast kernel (16-bit in, 8-bit out) under `recipe` on
+// `arch`: Hopper's FP8 GEMMs take only the TN layout, so Transformer Engine's cast writes a
+// transposed copy too (cast_transpose) unless the recipe is MXFP8, whose row- and column-wise
+// copies both carry E8M0 scales per 32 elements; tensorwise (current scaling) reads the
+// input once more for its amax; blockwise adds an fp32 scale per 128 elements.
+double fp8_cast_bytes_per_element(Fp8Recipe recipe, GpuArchitecture arch);
+// Bytes per parameter of the FP8 weight copies Transformer Engine keeps (and their scales).
+double fp8_weight_bytes_per_param(Fp8Recipe recipe, GpuArchitecture arch);
 
 // Returns the forward kernels of one transformer layer on one TP rank, in execution order.
 std::vector<Op> layer_forward_ops(const LayerDims& d);
@@ -57,8 +89,10 @@ std::vector<Op> embedding_backward_ops(const LayerDims& d);
 std::vector<Op> output_forward_ops(const LayerDims& d);
 std::vector<Op> output_backward_ops(const LayerDims& d);
 
-// Returns the sum of GEMM FLOPs of `ops` (what counts as model FLOPs).
+// Returns the sum of the model FLOPs of `ops` (Megatron's formula: what MFU counts).
 double gemm_flops(const std::vector<Op>& ops);
+// Returns the sum of the FLOPs `ops` run.
+double executed_flops(const std::vector<Op>& ops);
 
 }  // namespace trident
 

@@ -21,12 +21,33 @@ constexpr double kAdamBytesPerParam = 30;
 constexpr double kBucketParams = 40e6;
 constexpr double kBucketParamsPerReplica = 1e6;
 
-double op_time(const Op& op, const ComputeModel& cm) {
+// How the ops of a pass are timed: linear GEMMs at the run precision, attention at the
+// attention precision (BF16 under fp8 unless plan.fp8_attention), on the resolved backend.
+struct Timing {
+  const ComputeModel& cm;
+  Precision linear = Precision::kBf16;
+  Precision attention = Precision::kBf16;
+  AttentionBackend backend = AttentionBackend::kUnfused;
+};
+
+Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims& dims) {
+  Timing t{cm, plan.precision, plan.precision, dims.attention};
+  if (plan.precision == Precision::kFp8) {
+    t.attention = plan.fp8_attention ? Precision::kFp8 : Precision::kBf16;
+    // A GPU file without a bf16 peak times 16-bit work at fp16.
+    if (!plan.fp8_attention && !cm.has_peak(Precision::kBf16)) t.attention = Precision::kFp16;
+  }
+  return t;
+}
+
+double op_time(const Op& op, const Timing& tm) {
   switch (op.kind) {
     case OpKind::kGemm:
-      return cm.gemm_time(op.gemm);
+      return tm.cm.gemm_time(op.gemm, op.linear ? tm.linear : tm.attention);
+    case OpKind::kAttention:
+      return tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward);
     case OpKind::kMemory:
-      return cm.memory_time(op.bytes);
+      return tm.cm.memory_time(op.bytes);
     case OpKind::kTpCollective:
       return 0;
   }
@@ -36,12 +57,12 @@ double op_time(const Op& op, const ComputeModel& cm) {
 // Appends `ops` to `pass`: compute accumulates until a TP collective closes the segment; a
 // collective marked overlaps_next takes the following op as its concurrent compute. With t = 1
 // the collectives vanish. Each segment closed by a collective records `layer`.
-void append_ops(const std::vector<Op>& ops, const ComputeModel& cm, int tensor, int layer,
-                Pass* pass) {
+void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int layer, Pass* pass) {
   if (pass->segments.empty()) pass->segments.emplace_back();
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
-    if (op.kind == OpKind::kGemm) pass->flops += op.gemm.flops();
+    pass->flops += op.flops();
+    pass->model_flops += op.model_flops();
     if (op.kind != OpKind::kTpCollective) {
       const double t = op_time(op, cm);
       pass->segments.back().compute_s += t;
@@ -57,7 +78,8 @@ void append_ops(const std::vector<Op>& ops, const ComputeModel& cm, int tensor, 
     pass->tp_bytes += op.bytes;
     if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
       const Op& next = ops[++i];
-      if (next.kind == OpKind::kGemm) pass->flops += next.gemm.flops();
+      pass->flops += next.flops();
+      pass->model_flops += next.model_flops();
       seg.overlap_s = op_time(next, cm);
       pass->compute_s += seg.overlap_s;
     }
@@ -84,7 +106,7 @@ std::vector<Op> attention_core(const std::vector<Op>& forward) {
   std::vector<Op> core;
   for (const Op& op : forward) {
     if (op.name == "attn_scores" || op.name == "softmax" || op.name == "attn_dropout" ||
-        op.name == "attn_values") {
+        op.name == "attn_values" || op.name == "attention") {
       core.push_back(op);
     }
   }
@@ -118,34 +140,50 @@ void schedule_memory(const std::vector<StageProgram>& programs, Workload* w) {
 double layer_params(const ModelSpec& m) {
   const double h = m.hidden_size, f = double(m.ffn_hidden_size);
   const double kv = 2 * h * m.num_query_groups / m.num_attention_heads;
-  // GPT-style models carry biases and LayerNorm (weight + bias); gated (Llama-style) models
-  // carry neither biases nor norm biases (RMSNorm).
-  if (m.swiglu) return h * (h + kv) + h * h + 3 * h * f + 2 * h;
-  return h * (h + kv) + (h + kv) + h * h + h + 2 * h * f + f + h + 4 * h;
+  // GPT-style models carry linear biases; gated (Llama-style) models none. Two norms per
+  // layer: LayerNorm has a weight and a bias, RMSNorm a weight.
+  const double norms = m.rms_norm ? 2 * h : 4 * h;
+  if (m.swiglu) return h * (h + kv) + h * h + 3 * h * f + norms;
+  return h * (h + kv) + (h + kv) + h * h + h + 2 * h * f + f + h + norms;
 }
 
 double model_params(const ModelSpec& m) {
   const double h = m.hidden_size, v = double(m.vocab_size);
   const double embed = v * h + (m.learned_position_embeddings ? m.seq_length * h : 0);
   const double output = m.untie_embeddings_and_output_weights ? v * h : 0;
-  const double final_norm = m.swiglu ? h : 2 * h;
+  const double final_norm = m.rms_norm ? h : 2 * h;
   return m.num_layers * layer_params(m) + embed + output + final_norm;
 }
 
-double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p) {
+double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitecture arch) {
   const double sbh = double(p.micro_batch_size) * m.seq_length * m.hidden_size;
   const double t = p.tensor, a = m.num_attention_heads, s = m.seq_length, h = m.hidden_size;
   const bool sp = p.sequence_parallel;
+  // Korthikanti's 34 s b h include the two 1-byte hidden-dropout masks (in the part that is
+  // not tensor-parallel); without hidden dropout they are not kept.
+  const double masks = m.hidden_dropout > 0 ? 2 : 0;
+  const double replicated = 8 + masks;  // of the 10 that t does not divide
+  // The attention core: unfused keeps the s x s softmax output (2 a s^2 b bytes) and, with
+  // attention dropout, its mask and output (3 more); flash / fused keep only the fp32
+  // log-sum-exp per query and head (4 a s b bytes), besides Q, K, V and the output already in
+  // the 34.
+  const bool unfused =
+      resolve_attention_backend(p.attention_backend, arch) == AttentionBackend::kUnfused;
+  const double core =
+      unfused ? (m.attention_dropout > 0 ? 5 : 2) * a * s / (h * t) : 4 * a / (h * t);
+  // Of the 24 that t divides, Q, K and V take 6 (2 each); with grouped-query attention K and V
+  // are g/a of Q.
+  const double sharded = 24 - 4 * (1 - double(m.num_query_groups) / m.num_attention_heads);
   switch (p.recompute) {
     case Recompute::kFull:
       return sp ? 2 * sbh / t : 2 * sbh;
     case Recompute::kSelective:
-      return sp ? 34 * sbh / t : sbh * (10 + 24 / t);
+      return sp ? (sharded + replicated) * sbh / t : sbh * (replicated + sharded / t);
     case Recompute::kNone:
       break;
   }
-  if (sp) return sbh * (34 / t + 5 * a * s / (h * t));
-  return sbh * (10 + 24 / t + 5 * a * s / (h * t));
+  if (sp) return sbh * ((sharded + replicated) / t + core);
+  return sbh * (replicated + sharded / t + core);
 }
 
 std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& plan) {
@@ -159,8 +197,10 @@ Workload build_workload(const Scenario& sc) { return build_workload(sc, build_pr
 Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& programs) {
   const ModelSpec& model = sc.model;
   const PlanSpec& plan = sc.plan;
-  const ComputeModel cm(sc.cluster.gpu, plan.precision);
-  const LayerDims dims = make_layer_dims(model, plan);
+  const GpuArchitecture arch = sc.cluster.gpu.architecture;
+  const ComputeModel compute(sc.cluster.gpu, plan.precision);
+  const LayerDims dims = make_layer_dims(model, plan, arch);
+  const Timing cm = make_timing(compute, plan, dims);
   const std::vector<Op> layer_fwd = layer_forward_ops(dims);
   const std::vector<Op> layer_bwd = layer_backward_ops(dims);
   std::vector<Op> recompute_ops;
@@ -172,10 +212,17 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const double per_layer_params = layer_params(model) / t;
   const double vocab_params = double(model.vocab_size) * h / t;
   const double pos_params = model.learned_position_embeddings ? double(model.seq_length) * h : 0;
-  const double final_norm = model.swiglu ? h : 2 * h;
+  const double final_norm = model.rms_norm ? h : 2 * h;
   // The output layer reuses the embedding matrix; on another stage it holds a copy.
   const bool output_copy = model.untie_embeddings_and_output_weights || p > 1;
-  const double act_layer = layer_activation_bytes(model, plan);
+  const double act_layer = layer_activation_bytes(model, plan, arch);
+  const bool fp8 = plan.precision == Precision::kFp8;
+  // Under fp8 the weights stay 16-bit (Megatron's parameters) and Transformer Engine adds FP8
+  // copies, cast once per step (Megatron passes is_first_microbatch, so later micro-batches
+  // reuse them): timed with the optimizer step.
+  const double fp8_weight_bytes = fp8 ? fp8_weight_bytes_per_param(plan.fp8_recipe, arch) : 0;
+  const double fp8_weight_cast = fp8 ? fp8_cast_bytes_per_element(plan.fp8_recipe, arch) : 0;
+  const double weight_bytes = fp8 ? 2.0 : precision_bytes(plan.precision);
   const double tokens = double(plan.micro_batch_size) * model.seq_length;
 
   Workload w;
@@ -202,7 +249,6 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       if (ch.has_output)
         append_ops(output_forward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.forward);
       finish(&ch.forward);
-      ch.forward.model_flops = ch.forward.flops;
 
       if (ch.has_output) {
         append_ops(output_backward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.backward);
@@ -223,7 +269,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         params += vocab_params + pos_params;
       }
       finish(&ch.backward);
-      ch.backward.model_flops = ch.backward.flops - ch.num_layers * gemm_flops(recompute_ops);
+      ch.backward.model_flops -= ch.num_layers * gemm_flops(recompute_ops);
       ch.params_per_gpu = params;
       ch.activation_bytes = act_layer * ch.num_layers;
       // Logits (16-bit) and the fp32 softmax of the vocab-parallel cross-entropy.
@@ -239,14 +285,14 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     const double params = st.params_per_gpu;
     const double opt_share = plan.distributed_optimizer ? d : 1;
     st.grad_bytes = params * grad_element_bytes(plan.precision);
-    st.param_gather_bytes =
-        plan.distributed_optimizer ? params * precision_bytes(plan.precision) : 0;
-    st.optimizer_s = cm.memory_time(params / opt_share * kAdamBytesPerParam);
+    st.param_gather_bytes = plan.distributed_optimizer ? params * weight_bytes : 0;
+    st.optimizer_s = compute.memory_time(params / opt_share * kAdamBytesPerParam);
+    if (fp8) st.optimizer_s += compute.memory_time(params * fp8_weight_cast);
     st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
     st.grad_bucket_params = plan.grad_bucket_size > 0
                                 ? double(plan.grad_bucket_size)
                                 : std::max(kBucketParams, kBucketParamsPerReplica * d);
-    st.memory.weights = params * precision_bytes(plan.precision);
+    st.memory.weights = params * (weight_bytes + fp8_weight_bytes);
     st.memory.gradients = st.grad_bytes;
     st.memory.optimizer = params * kOptimizerStateBytes / opt_share;
   }

@@ -94,8 +94,11 @@ std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& pl
 double layer_params(const ModelSpec& model);
 // Returns the model's parameter count (embeddings counted once).
 double model_params(const ModelSpec& model);
-// Returns the activation bytes one layer keeps for backward (Korthikanti et al. 2022).
-double layer_activation_bytes(const ModelSpec& model, const PlanSpec& plan);
+// Returns the activation bytes one layer keeps for backward (Korthikanti et al. 2022), with
+// the attention core as the backend resolved on `arch` keeps it and dropout masks only for
+// dropout > 0.
+double layer_activation_bytes(const ModelSpec& model, const PlanSpec& plan,
+                              GpuArchitecture arch = GpuArchitecture::kUnspecified);
 
 }  // namespace trident
 

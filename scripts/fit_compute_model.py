@@ -1,0 +1,732 @@
+#!/usr/bin/env python3
+"""Fits trident's compute model (src/workload/compute_model.h) per GPU and precision.
+
+Python 3 standard library only. Rerun from the repository root:
+
+    python3 scripts/fit_compute_model.py           # fit, write the files below
+    python3 scripts/fit_compute_model.py --check   # fit, fail if any written file would change
+
+It writes
+  configs/gpus/*.yaml                the GPU files (peaks, memory, fitted `efficiency` blocks);
+  docs/calibration.md                the residual tables between the `fit:` markers;
+  tests/data/kernel_reference.csv    every reference point with the model's prediction, which
+                                     tests/test_compute_model.cc recomputes with the C++ model.
+
+The model (mirrors src/workload/compute_model.cc exactly):
+  GEMM   eff = gemm * waves(ceil(m/128) ceil(n/128) batch) * F / (F + gemm_half)
+         t   = max(F / (peak * eff), bytes / (hbm * memory)) + kernel_overhead
+  attention (one kernel per pass; F = 4 b s^2 d heads, halved when causal; backward 2.5 F)
+         eff = E * [d/(d+Dh)] / [128/(128+Dh)] * s/(s+S) * (causal ? s/(s+C) : 1)
+               * waves(b * heads * ceil(s/128))
+         t   = F / (peak * eff) + kernel_overhead
+Each fit minimises the sum of squared log(predicted / measured) over the points of its tables
+with a bounded Nelder-Mead search. The measurements are the published ones listed in DATA
+below, each with its source. Nothing end-to-end (no training run) is used.
+"""
+import argparse
+import math
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TILE = 128.0
+
+# ---------------------------------------------------------------------------------------------
+# Published measurements. TF = TFLOP/s as the source reports it.
+# ---------------------------------------------------------------------------------------------
+
+SEQS = [512, 1024, 2048, 4096, 8192, 16384]
+# FA3 FP8 runs use these lengths from 4k up (divisible by 132 SMs): FA3 paper App. C.1.
+SEQS_FP8 = [512, 1024, 2048, 4224, 8448, 16896]
+
+
+def fa3_setup(hd, seq, nominal=None):
+    """FA3 paper sec. 4.1 (arXiv 2407.08608): hidden 2048, batch = 16k tokens / seqlen."""
+    nominal = nominal or seq
+    return dict(batch=max(1, 16384 // nominal), heads=2048 // hd, s=seq, d=hd)
+
+
+def attn_rows(table, gpu, prec, backend, backward, hd, causal, values, seqs=SEQS):
+    out = []
+    for s, nominal, v in zip(seqs, SEQS, values):
+        if v is None:
+            continue
+        p = dict(table=table, gpu=gpu, prec=prec, op="attention", backend=backend,
+                 backward=backward, causal=causal, tf=v)
+        p.update(fa3_setup(hd, s, nominal))
+        out.append(p)
+    return out
+
+
+def gemm_rows(table, gpu, prec, rows):
+    return [dict(table=table, gpu=gpu, prec=prec, op="gemm", m=m, n=n, k=k, batch=1, tf=v)
+            for m, n, k, v in rows if v is not None]
+
+
+DATA = []
+# -- H100 SXM5 BF16 attention forward: FA3 paper Fig. 5, bar labels of
+#    Dao-AILab/flash-attention assets/flash3_fp16_fwd.png. cuDNN 9.1.1 = "fused", FA3 = "flash".
+T_FWD = "H100 BF16 attention forward (FA3 paper Fig. 5)"
+for hd, causal, cudnn, fa3 in [
+        (64, False, [335, 373, 395, 408, 412, 413], [333, 392, 460, 476, 496, 497]),
+        (64, True, [225, 288, 334, 363, 379, 388], [197, 265, 371, 420, 460, 473]),
+        (128, False, [497, 574, 617, 609, 600, 595], [467, 565, 625, 638, 646, 648]),
+        (128, True, [315, 410, 484, 518, 529, 539], [292, 423, 521, 579, 602, 616]),
+        (256, False, [470, 546, 580, 581, 580, 581], [482, 639, 707, 736, 746, 756]),
+        (256, True, [308, 391, 450, 483, 497, 509], [286, 427, 537, 612, 628, 642])]:
+    DATA += attn_rows(T_FWD + ", cuDNN", "h100", "bf16", "fused", False, hd, causal, cudnn)
+    DATA += attn_rows(T_FWD + ", FA3", "h100", "bf16", "flash", False, hd, causal, fa3)
+# FA2 rows of the same figure: the shape of the FlashAttention-2 kernel (used for the A100).
+T_FA2 = "H100 BF16 FlashAttention-2 forward and backward (FA3 paper Figs. 5-6)"
+for hd, causal, fa2 in [(64, False, [282, 306, 318, 321, 322, 324]),
+                        (64, True, [180, 229, 262, 284, 295, 299]),
+                        (128, False, [309, 350, 362, 368, 370, 370]),
+                        (128, True, [191, 260, 298, 319, 333, 335])]:
+    DATA += attn_rows(T_FA2, "h100-fa2", "bf16", "flash", False, hd, causal, fa2)
+# -- H100 backward: FA3 paper Fig. 6 (third-party transcription; no mask caption: taken as
+#    non-causal, as the paper's backward benchmarks are).
+T_BWD = "H100 BF16 attention backward (FA3 paper Fig. 6)"
+for hd, fa2, cudnn, fa3 in [
+        (64, [198, 238, 264, 279, 287, 291], [266, 348, 395, 417, 432, 433],
+         [272, 363, 422, 453, 472, 474]),
+        (128, [214, 260, 291, 310, 318, 322], [305, 408, 465, 499, 518, 516],
+         [316, 424, 501, 542, 559, 561])]:
+    DATA += attn_rows(T_BWD + ", cuDNN", "h100", "bf16", "fused", True, hd, False, cudnn)
+    DATA += attn_rows(T_BWD + ", FA3", "h100", "bf16", "flash", True, hd, False, fa3)
+    DATA += attn_rows(T_FA2, "h100-fa2", "bf16", "flash", True, hd, False, fa2)
+# -- H100 FP8 attention forward: FA3 paper Figs. 7/9 (third-party transcription).
+T_FP8 = "H100 FP8 attention forward (FA3 paper Fig. 7)"
+for hd, causal, cudnn, fa3 in [
+        (64, False, [344, 398, 447, 413, 431, 438], [240, 396, 462, 568, 596, 613]),
+        (64, True, [194, 258, None, None, None, None], [164, 244, None, None, None, None]),
+        (128, False, [617, 751, 886, 864, 971, 1005], [348, 596, 733, 918, 974, 1008]),
+        (128, True, [253, 384, 528, 719, 883, 922], [241, 367, 553, 716, 815, 881]),
+        (256, False, [686, 878, 1001, 1087, 1122, 1139], [510, 744, 931, 966, 1151, 1171]),
+        (256, True, [304, 449, 768, 1015, 1056, 1099], [329, 521, 703, 856, 960, 1024])]:
+    DATA += attn_rows(T_FP8 + ", cuDNN", "h100", "fp8", "fused", False, hd, causal, cudnn, SEQS_FP8)
+    DATA += attn_rows(T_FP8 + ", FA3", "h100", "fp8", "flash", False, hd, causal, fa3, SEQS_FP8)
+
+# -- cuBLASLt FP8 / FP4 GEMMs (Azure/AI-benchmarking-guide, superbenchmark cublaslt_gemm:
+#    ND_H100_v5, ND_H200_v5 and ND_GB200_v6 results).
+AZURE = [  # m, n, k, H100 FP8, H200 FP8, GB200 FP8, GB200 FP4
+    (1024, 1024, 1024, 274.1, 290.8, 489.2, 287.2),
+    (2048, 2048, 2048, 1011.3, 1013.4, 2243.6, 1677.7),
+    (4096, 4096, 4096, 1216.9, 1249.1, 2834.6, 5177.3),
+    (8192, 8192, 8192, 1290.1, 1300.6, 2876.6, 7535.6),
+    (16384, 16384, 16384, 1377.3, 1366.3, 2906.9, 7627.6),
+    (32768, 32768, 32768, 1382.2, 1349.5, 2825.6, 7487.2),
+    (1024, 2145, 1024, 410.7, 407.9, 1022.2, 549.0),
+    (6144, 12288, 12288, 1351.4, 1318.0, 2895.6, None),
+    (802816, 192, 768, 663.8, 717.5, 1459.5, 2216.7)]
+for col, gpu, prec in [(3, "h100", "fp8"), (4, "h200", "fp8"), (5, "gb200", "fp8"),
+                       (6, "gb200", "fp4")]:
+    DATA += gemm_rows("%s %s GEMM (cuBLASLt, Azure AI benchmarking guide)" %
+                      (gpu.upper(), prec.upper()), gpu, prec,
+                      [(r[0], r[1], r[2], r[col]) for r in AZURE])
+# -- B200 BF16 GEMMs: Dao-AILab/quack commit 542cf519 message (CuTeDSL GEMM, round-to-nearest).
+DATA += gemm_rows("B200 BF16 GEMM (QuACK, commit 542cf519)", "b200", "bf16", [
+    (1024, 1024, 1024, 48.6), (2048, 2048, 2048, 427.7), (4096, 4096, 4096, 1047.0),
+    (8192, 8192, 8192, 1232.7), (16384, 16384, 16384, 1224.7), (16384, 4096, 4096, 1224.3),
+    (16384, 4096, 8192, 1237.0), (16384, 16384, 4096, 1238.0), (4096, 4096, 16384, 1124.0),
+    (8192, 8192, 4096, 1275.6), (16384, 8192, 1024, 1188.2)])
+# -- B200 FlashAttention-4 (BF16), Dao-AILab/flash-attention commit messages.
+T_FA4 = "B200 BF16 FlashAttention-4 (flash-attention commits)"
+for s, v in [(4096, 1530), (8192, 1572), (16384, 1594), (32768, 1521)]:  # 34625094, after fix
+    DATA.append(dict(table=T_FA4, gpu="b200", prec="bf16", op="attention", backend="flash",
+                     backward=False, causal=False, tf=v, batch=max(1, 32768 // s), heads=16,
+                     s=s, d=128))
+E122 = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 98304, 131072]  # e122e67c, hd256, 8 heads
+for causal, vals in [(False, [728, 1265, 1488, 1608, 1680, 1726, 1569, 1557, 1560]),
+                     (True, [343, 709, 1190, 1384, 1505, 1586, 1628, 1434, 1444])]:
+    for s, v in zip(E122, vals):
+        DATA.append(dict(table=T_FA4, gpu="b200", prec="bf16", op="attention", backend="flash",
+                         backward=False, causal=causal, tf=v, batch=max(1, 32768 // s),
+                         heads=8, s=s, d=256))
+for s, v in [(16384, 835), (32768, 849)]:  # 9848f9a0: hd64 backward, 64k tokens, 32 heads
+    DATA.append(dict(table=T_FA4, gpu="b200", prec="bf16", op="attention", backend="flash",
+                     backward=True, causal=False, tf=v, batch=max(1, 65536 // s), heads=32,
+                     s=s, d=64))
+# -- Held-out checks (reported, not fitted): DeepGEMM FP8 1x128/128x128 block scaling on H800
+#    (H100 compute), deepseek-ai/DeepGEMM README @ 55ab91f7: the blockwise recipe's GEMMs.
+DATA += [dict(d, check=True) for d in gemm_rows(
+    "check: H800 FP8 blockwise GEMM (DeepGEMM README), H100 FP8 curve", "h100", "fp8", [
+        (4096, 2112, 7168, 1009), (4096, 24576, 1536, 1125), (4096, 32768, 512, 751),
+        (4096, 7168, 16384, 1426), (4096, 4096, 7168, 1265), (4096, 7168, 2048, 1168)])]
+# TileLang FP8 on H800, M = N = 8192, K sweep (xwhzz/tilelang benchmark/matmul_fp8, v1).
+DATA += [dict(d, check=True) for d in gemm_rows(
+    "check: H800 FP8 GEMM K sweep (TileLang), H100 FP8 curve", "h100", "fp8",
+    [(8192, 8192, k, v) for k, v in zip([256, 512, 1024, 2048, 4096, 8192, 16384],
+                                        [569, 858, 1129, 1343, 1467, 1507, 1541])])]
+# FlashAttention-2 at batch 2, seq 8192, hd128 (Azure guide; mask not stated: non-causal).
+for gpu, v in [("h100-fa2", 327.9)]:
+    DATA.append(dict(table="check: H100 FA2 b=2 s=8192 hd128 (Azure guide)", gpu=gpu,
+                     prec="bf16", op="attention", backend="flash", backward=False, causal=False,
+                     tf=v, batch=2, heads=16, s=8192, d=128, check=True))
+
+# Achieved HBM bandwidth of streaming kernels (fraction of the datasheet bandwidth).
+STREAM = {
+    # BabelStream Copy/Mul/Add/Triad (Azure guide ND_H100_v5): 2.90/2.90/2.97/2.97 of 3.35 TB/s
+    "h100": ([2.90, 2.90, 2.97, 2.97], 3.35, "BabelStream Copy/Mul/Add/Triad, Azure guide"),
+    "h200": ([4.01, 4.00, 4.15, 4.15], 4.8, "BabelStream Copy/Mul/Add/Triad, Azure guide"),
+    # Azure GB200 blog: 7.35 TB/s, "92% efficiency of its theoretical peak" (of 8 TB/s)
+    "gb200": ([7.35], 8.0, "HBM bandwidth test, Azure GB200 blog"),
+}
+
+# ---------------------------------------------------------------------------------------------
+# The model (as src/workload/compute_model.cc).
+# ---------------------------------------------------------------------------------------------
+
+
+def waves(tiles, sm):
+    if sm <= 0 or tiles <= 0:
+        return 1.0
+    w = math.ceil(tiles / sm)
+    return tiles / (w * sm)
+
+
+def gemm_tflops(g, prec, m, n, k, batch=1):
+    """g: GPU dict (peaks, hbm, memory, overhead, sm, eff[prec])."""
+    e = g["eff"][prec]
+    flops = 2.0 * m * n * k * batch
+    eff = e["gemm"] * waves(math.ceil(m / TILE) * math.ceil(n / TILE) * batch, g["sm"]) * \
+        flops / (flops + e["gemm_half"])
+    elem = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.5}[prec]
+    out = 2.0 if prec in ("fp8", "fp4") else elem
+    nbytes = batch * (elem * (m * k + k * n) + out * m * n)
+    t = max(flops / (g["peak"][prec] * eff), nbytes / (g["hbm"] * g["memory"])) + g["overhead"]
+    return flops / t / 1e12
+
+
+def attn_eff(a, batch, heads, s, d, causal, backward, sm):
+    hdf = (d / (d + a["half_head_dim"])) / (128.0 / (128.0 + a["half_head_dim"]))
+    ramp = s / (s + (a["backward_half_seq"] if backward else a["half_seq"]))
+    c = s / (s + a["causal_seq"]) if causal else 1.0
+    fill = waves(batch * heads * math.ceil(s / TILE), sm)
+    return (a["backward"] if backward else a["forward"]) * hdf * ramp * c * fill
+
+
+def attn_tflops(g, prec, backend, p):
+    a = g["eff"][prec][backend]
+    flops = 4.0 * p["batch"] * p["s"] ** 2 * p["d"] * p["heads"] * (0.5 if p["causal"] else 1)
+    flops *= 2.5 if p["backward"] else 1.0
+    eff = attn_eff(a, p["batch"], p["heads"], p["s"], p["d"], p["causal"], p["backward"], g["sm"])
+    t = flops / (g["peak"][prec] * eff) + g["overhead"]
+    return flops / t / 1e12
+
+
+def predict(g, p):
+    if p["op"] == "gemm":
+        return gemm_tflops(g, p["prec"], p["m"], p["n"], p["k"], p.get("batch", 1))
+    return attn_tflops(g, p["prec"], p["backend"], p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounded Nelder-Mead on sum of squared log residuals.
+# ---------------------------------------------------------------------------------------------
+
+
+def nelder_mead(f, x0, lo, hi, iters=3000):
+    n = len(x0)
+    clip = lambda x: [min(max(v, l), h) for v, l, h in zip(x, lo, hi)]
+    pts = [clip(x0)]
+    for i in range(n):
+        x = list(x0)
+        x[i] = x[i] * 1.25 if x[i] != 0 else (hi[i] - lo[i]) * 0.1
+        pts.append(clip(x))
+    vals = [f(p) for p in pts]
+    for _ in range(iters):
+        order = sorted(range(n + 1), key=lambda i: vals[i])
+        pts = [pts[i] for i in order]
+        vals = [vals[i] for i in order]
+        if abs(vals[-1] - vals[0]) < 1e-12 * (1 + abs(vals[0])):
+            break
+        cen = [sum(p[i] for p in pts[:-1]) / n for i in range(n)]
+        refl = clip([c + (c - w) for c, w in zip(cen, pts[-1])])
+        fr = f(refl)
+        if fr < vals[0]:
+            exp = clip([c + 2 * (c - w) for c, w in zip(cen, pts[-1])])
+            fe = f(exp)
+            pts[-1], vals[-1] = (exp, fe) if fe < fr else (refl, fr)
+        elif fr < vals[-2]:
+            pts[-1], vals[-1] = refl, fr
+        else:
+            con = clip([c + 0.5 * (w - c) for c, w in zip(cen, pts[-1])])
+            fc = f(con)
+            if fc < vals[-1]:
+                pts[-1], vals[-1] = con, fc
+            else:
+                for i in range(1, n + 1):
+                    pts[i] = clip([b + 0.5 * (p - b) for b, p in zip(pts[0], pts[i])])
+                    vals[i] = f(pts[i])
+    best = min(range(n + 1), key=lambda i: vals[i])
+    return pts[best]
+
+
+def loss(g, points):
+    total = 0.0
+    for p in points:
+        r = math.log(predict(g, p) / p["tf"])
+        total += r * r
+    return total
+
+
+def fit(g, points, setters, x0, lo, hi):
+    def f(x):
+        for s, v in zip(setters, x):
+            s(v)
+        return loss(g, points)
+    x = nelder_mead(f, x0, lo, hi)
+    # restart once from the optimum (Nelder-Mead stalls on flat directions)
+    x = nelder_mead(f, x, lo, hi)
+    f(x)
+    return x
+
+
+# ---------------------------------------------------------------------------------------------
+# GPUs. Peaks: dense tensor-core peaks from the NVIDIA datasheets (A100, H100, H200; B200 and
+# GB200 from the DGX B200 / GB200 NVL72 product pages), FLOP/s.
+# ---------------------------------------------------------------------------------------------
+
+T = 1e12
+
+
+def attention_defaults():
+    return dict(forward=0.5, backward=0.4, half_seq=256.0, backward_half_seq=512.0,
+                causal_seq=256.0, half_head_dim=64.0)
+
+
+def precision_defaults():
+    return dict(gemm=0.7, gemm_half=2e9, fused=attention_defaults(), flash=attention_defaults())
+
+
+def new_gpu(peak, hbm, sm, memory=0.9, overhead=2e-6):
+    g = dict(peak=peak, hbm=hbm, sm=sm, memory=memory, overhead=overhead, eff={})
+    for p in peak:
+        g["eff"][p] = precision_defaults()
+    return g
+
+
+GPUS = {
+    "a100": new_gpu({"bf16": 312 * T, "fp16": 312 * T}, 2039e9, 108),
+    "h100": new_gpu({"bf16": 989 * T, "fp16": 989 * T, "fp8": 1979 * T}, 3350e9, 132),
+    "h100-fa2": new_gpu({"bf16": 989 * T, "fp16": 989 * T}, 3350e9, 132),
+    "h200": new_gpu({"bf16": 989 * T, "fp16": 989 * T, "fp8": 1979 * T}, 4800e9, 132),
+    "b200": new_gpu({"bf16": 2250 * T, "fp16": 2250 * T, "fp8": 4500 * T, "fp4": 9000 * T},
+                    8000e9, 148),
+    "gb200": new_gpu({"bf16": 2500 * T, "fp16": 2500 * T, "fp8": 5000 * T, "fp4": 10000 * T},
+                     8000e9, 148),
+}
+
+ATTN_KEYS = ["forward", "backward", "half_seq", "backward_half_seq", "causal_seq", "half_head_dim"]
+NOTES = {}  # gpu -> list of assumption lines (written into the GPU file and the doc)
+
+
+def pts(gpu, prec, op=None, backend=None, backward=None, fitted=True):
+    out = []
+    for p in DATA:
+        if p["gpu"] != gpu or p["prec"] != prec or bool(p.get("check")) == fitted:
+            continue
+        if op and p["op"] != op:
+            continue
+        if backend and p.get("backend") != backend:
+            continue
+        if backward is not None and p.get("backward") != backward:
+            continue
+        out.append(p)
+    return out
+
+
+def fit_attention(g, prec, backend, gpu_key=None):
+    """Fits the forward shape (E, S, C, Dh), then the backward (E_b, S_b) with Dh, C shared."""
+    gk = gpu_key or [k for k, v in GPUS.items() if v is g][0]
+    a = g["eff"][prec][backend]
+    fwd = pts(gk, prec, "attention", backend, False)
+    bwd = pts(gk, prec, "attention", backend, True)
+    setters = [lambda v: a.__setitem__("forward", v), lambda v: a.__setitem__("half_seq", v),
+               lambda v: a.__setitem__("causal_seq", v),
+               lambda v: a.__setitem__("half_head_dim", v)]
+    has_causal = any(p["causal"] for p in fwd)
+    if not has_causal:
+        setters = setters[:2] + setters[3:]
+    has_hd = len(set(p["d"] for p in fwd)) > 1
+    if not has_hd:
+        setters = setters[:-1]
+    x0 = [0.6, 200, 300, 60][:len(setters)] if has_causal else [0.6, 200, 60][:len(setters)]
+    lo = [0.05, 0, 0, 0][:len(setters)]
+    hi = [1.0, 5000, 20000, 2000][:len(setters)]
+    fit(g, fwd, setters, x0, lo, hi)
+    if bwd:
+        bs = [lambda v: a.__setitem__("backward", v)]
+        if len(set(p["s"] for p in bwd)) > 2:
+            bs.append(lambda v: a.__setitem__("backward_half_seq", v))
+        fit(g, bwd, bs, [0.5, 500][:len(bs)], [0.05, 0][:len(bs)], [1.0, 20000][:len(bs)])
+
+
+def fit_gemm(g, prec, gk, with_overhead):
+    e = g["eff"][prec]
+    setters = [lambda v: e.__setitem__("gemm", v), lambda v: e.__setitem__("gemm_half", v * 1e9)]
+    x0, lo, hi = [0.7, 2.0], [0.05, 0.0], [1.0, 200.0]
+    if with_overhead:
+        # Kernel overhead bounded to 1-5 us: the smallest benchmark GEMMs (1024^3) floor at
+        # tens of microseconds in some harnesses, which is not a per-kernel cost inside a
+        # stream-pipelined training step.
+        setters.append(lambda v: g.__setitem__("overhead", v * 1e-6))
+        x0.append(2.0), lo.append(1.0), hi.append(5.0)
+    fit(g, pts(gk, prec, "gemm"), setters, x0, lo, hi)
+
+
+def copy_attention(dst, src, scale=1.0):
+    for k in ATTN_KEYS:
+        dst[k] = src[k]
+    dst["forward"] *= scale
+    dst["backward"] *= scale
+
+
+def run_fits():
+    G = GPUS
+    # Memory-bound kernels: mean achieved fraction of the streaming kernels.
+    for gk, (vals, spec, _) in STREAM.items():
+        G[gk]["memory"] = sum(vals) / len(vals) / spec
+    # A100: GEMM and memory parameters fitted on Korthikanti et al. 2022 Table 4 through the
+    # whole layer (tests/test_calibration.cc; docs/calibration.md), kept as they were.
+    a100 = G["a100"]
+    a100.update(memory=0.90, overhead=2e-6)
+    for p in ("bf16", "fp16"):
+        a100["eff"][p].update(gemm=0.67, gemm_half=2e9)
+
+    # H100: FP8 GEMMs on cuBLASLt (Azure); attention fused = cuDNN, flash = FA3.
+    h100 = G["h100"]
+    fit_gemm(h100, "fp8", "h100", True)
+    for prec in ("bf16", "fp8"):
+        for backend in ("fused", "flash"):
+            fit_attention(h100, prec, backend, "h100")
+    # FP8 attention backward: no measurement; the BF16 backward/forward ratio of the backend.
+    for backend in ("fused", "flash"):
+        b16, b8 = h100["eff"]["bf16"][backend], h100["eff"]["fp8"][backend]
+        b8["backward"] = b8["forward"] * b16["backward"] / b16["forward"]
+        b8["backward_half_seq"] = b16["backward_half_seq"]
+    NOTES["h100"] = [
+        "FP8 GEMM: fitted on cuBLASLt FP8 (Azure AI benchmarking guide, ND H100 v5).",
+        "BF16 GEMM: no primary BF16 shape sweep was found. Assumed: large BF16 GEMMs reach the "
+        "fitted large-FP8 throughput / 1.75 (cuBLAS 12.9 notes: block-scaled FP8 1.75x over "
+        "BF16 on Hopper), with the FP8 ramp at the same time (half the FLOPs).",
+        "Attention: fused = cuDNN 9.1, flash = FlashAttention-3, forward BF16 and FP8 from the "
+        "FA3 paper Figs. 5 and 7, backward BF16 Fig. 6 (taken as non-causal). FP8 backward: not "
+        "measured; the BF16 backward/forward ratio is assumed.",
+        "Memory-bound kernels: BabelStream Copy/Mul/Add/Triad (Azure guide).",
+    ]
+    assume_bf16_from_fp8(h100)
+
+    # A100 attention: FlashAttention-2 (what Transformer Engine picks on Ampere). The shape is
+    # fitted on FA2 on H100 (FA3 paper Figs. 5-6); the level is the FA2 paper's A100 figure
+    # (Dao 2023, arXiv 2307.08691: forward "up to 73%" of the A100 peak, we take 70 %).
+    fa2 = G["h100-fa2"]
+    fit_attention(fa2, "bf16", "flash", "h100-fa2")
+    src = fa2["eff"]["bf16"]["flash"]
+    for p in ("bf16", "fp16"):
+        for backend in ("fused", "flash"):
+            copy_attention(a100["eff"][p][backend], src, 0.70 / src["forward"])
+    NOTES["a100"] = [
+        "GEMM and memory: fitted on Korthikanti et al. 2022, Table 4 (one 22B layer) with the "
+        "unfused attention backend; tests/test_calibration.cc holds it.",
+        "Attention (flash, fused): no A100 kernel table in the reference. FlashAttention-2 "
+        "curve shape fitted on its H100 measurements (FA3 paper Figs. 5-6), scaled so the "
+        "forward reaches 70 % of the A100 peak at long sequences (FA2 paper: up to 73 %); "
+        "cuDNN fused attention assumed equal (Transformer Engine prefers FlashAttention on "
+        "Ampere).",
+    ]
+
+    # H200: same GH100 compute (132 SMs, same clocks) with HBM3e.
+    h200 = G["h200"]
+    fit_gemm(h200, "fp8", "h200", True)
+    for prec in ("bf16", "fp8"):
+        for backend in ("fused", "flash"):
+            copy_attention(h200["eff"][prec][backend], h100["eff"][prec][backend])
+    assume_bf16_from_fp8(h200)
+    NOTES["h200"] = [
+        "FP8 GEMM: fitted on cuBLASLt FP8 (Azure guide, ND H200 v5).",
+        "BF16 GEMM: assumed as for the H100 (FP8 / 1.75).",
+        "Attention: no H200 curves; the H100 fractions (same GH100 SMs and clocks; FA2 at b=2, "
+        "s=8192 measures 329.3 vs 327.9 TFLOP/s on the H100, Azure guide).",
+        "Memory-bound kernels: BabelStream (Azure guide, ND H200 v5).",
+    ]
+
+    # GB200: FP8 and FP4 GEMMs fitted on cuBLASLt (Azure, ND GB200 v6).
+    gb = G["gb200"]
+    fit_gemm(gb, "fp8", "gb200", True)
+    fit_gemm(gb, "fp4", "gb200", False)
+    # B200: BF16 GEMMs fitted on QuACK; FA4 attention.
+    b200 = G["b200"]
+    fit_gemm(b200, "bf16", "b200", True)
+    b200["eff"]["fp16"].update(gemm=b200["eff"]["bf16"]["gemm"],
+                               gemm_half=b200["eff"]["bf16"]["gemm_half"])
+    fit_attention(b200, "bf16", "flash", "b200")
+    fl = b200["eff"]["bf16"]["flash"]
+    # FA4 backward: two hd64 points only; the backward ramp of FA3 on the H100 is assumed.
+    fl["backward_half_seq"] = h100["eff"]["bf16"]["flash"]["backward_half_seq"]
+    fit(b200, pts("b200", "bf16", "attention", "flash", True),
+        [lambda v: fl.__setitem__("backward", v)], [0.4], [0.05], [1.0])
+    # cuDNN on Blackwell: only "FA4 up to 1.3x over cuDNN 9.13" (FA4 paper abstract).
+    copy_attention(b200["eff"]["bf16"]["fused"], fl, 1 / 1.3)
+    copy_attention(b200["eff"]["fp16"]["fused"], b200["eff"]["bf16"]["fused"])
+    copy_attention(b200["eff"]["fp16"]["flash"], fl)
+    # B200 FP8 / FP4 GEMMs: no HGX B200 sweep; GB200's fractions (same Blackwell die).
+    for p in ("fp8", "fp4"):
+        b200["eff"][p].update(gemm=gb["eff"][p]["gemm"], gemm_half=gb["eff"][p]["gemm_half"])
+    # FP8 attention on Blackwell: FA4 MXFP8 1902 vs BF16 1540 TFLOP/s at one shape (commit
+    # 0bf487c5): the BF16 curve x 1902/1540 in TFLOP/s.
+    for backend in ("fused", "flash"):
+        copy_attention(b200["eff"]["fp8"][backend], b200["eff"]["bf16"][backend],
+                       1902.0 / 1540.0 * b200["peak"]["bf16"] / b200["peak"]["fp8"])
+        copy_attention(b200["eff"]["fp4"][backend], b200["eff"]["fp8"][backend],
+                       b200["peak"]["fp8"] / b200["peak"]["fp4"])
+    b200["memory"] = gb["memory"]
+    # GB200 BF16 and attention: the B200 fractions (same die; GB200 runs at 1200 W).
+    for p in ("bf16", "fp16"):
+        gb["eff"][p].update(gemm=b200["eff"]["bf16"]["gemm"],
+                            gemm_half=b200["eff"]["bf16"]["gemm_half"] * 2500 / 2250)
+    for p in ("bf16", "fp16", "fp8", "fp4"):
+        for backend in ("fused", "flash"):
+            copy_attention(gb["eff"][p][backend], b200["eff"][p][backend])
+    NOTES["b200"] = [
+        "BF16 GEMM: fitted on the QuACK CuTeDSL GEMM table (commit 542cf519); kernel overhead "
+        "bounded to 1-5 us (the 1024^3 point floors at 44 us in that harness).",
+        "FP8 / FP4 GEMM: no HGX B200 shape sweep; the fractions fitted on the GB200 (same "
+        "Blackwell die; the B200's lower peaks already carry its 1000 W clocks).",
+        "Attention flash = FlashAttention-4 (forward: commits 34625094, e122e67c; backward: "
+        "two hd64 points of 9848f9a0 with the H100 FA3 backward ramp). fused = cuDNN: only "
+        "\"FA4 up to 1.3x over cuDNN 9.13\" (FA4 abstract) is published; cuDNN assumed at "
+        "1/1.3 of FA4 everywhere. FP8 attention: FA4 MXFP8 1902 vs BF16 1540 TFLOP/s at one "
+        "shape (commit 0bf487c5), applied as a ratio.",
+        "Memory-bound kernels: no B200 stream measurement; the GB200's 92 % (same HBM3e) is "
+        "assumed.",
+        "SMs: 148 (74 per die x 2, chipsandcheese).",
+    ]
+    NOTES["gb200"] = [
+        "FP8 and FP4 GEMM: fitted on cuBLASLt (Azure guide, ND GB200 v6).",
+        "BF16 GEMM and all attention: no GB200 data; the B200 fractions of peak (same die), "
+        "BF16 ramp scaled with the peak.",
+        "Memory-bound kernels: 7.35 TB/s of 8 TB/s (Azure GB200 blog).",
+        "SMs: 148, as the B200 (same die; one unverified code comment says 152).",
+    ]
+
+
+def assume_bf16_from_fp8(g):
+    """Large BF16 GEMMs at the fitted large-FP8 throughput / 1.75; the ramp at the same time."""
+    f8 = g["eff"]["fp8"]
+    for p in ("bf16", "fp16"):
+        g["eff"][p]["gemm"] = min(0.95, f8["gemm"] * g["peak"]["fp8"] / 1.75 / g["peak"][p])
+        g["eff"][p]["gemm_half"] = f8["gemm_half"] / 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------------------------
+
+GPU_FILES = {
+    "a100": ("a100-sxm4-80gb.yaml", "A100-SXM4-80GB", "ampere", "80 GiB", "2039 GB/s",
+             [("bf16", "312 TFLOPS", "A100 datasheet, dense"), ("fp16", "312 TFLOPS", ""),
+              ("tf32", "156 TFLOPS", ""), ("fp32", "19.5 TFLOPS", "non-tensor-core FP32")],
+             "# NVIDIA A100 SXM4 80GB (NVIDIA A100 datasheet: 312 TFLOPS dense BF16, 80 GB HBM2e,\n"
+             "# 2039 GB/s, 108 SMs)."),
+    "h100": ("h100-sxm5-80gb.yaml", "H100-SXM5-80GB", "hopper", "80 GiB", "3350 GB/s",
+             [("bf16", "989 TFLOPS", "H100 SXM5 datasheet, dense"), ("fp16", "989 TFLOPS", ""),
+              ("fp8", "1979 TFLOPS", "dense"), ("tf32", "494 TFLOPS", "dense"),
+              ("fp32", "67 TFLOPS", "")],
+             "# NVIDIA H100 SXM5 80GB (H100 datasheet: 989 TFLOPS dense BF16, 1979 FP8, 80 GB HBM3,\n"
+             "# 3.35 TB/s, 132 SMs)."),
+    "h200": ("h200-sxm-141gb.yaml", "H200-SXM-141GB", "hopper", "141 GB", "4800 GB/s",
+             [("bf16", "989 TFLOPS", "H200 datasheet, dense (the H100's GH100 compute)"),
+              ("fp16", "989 TFLOPS", ""), ("fp8", "1979 TFLOPS", "dense, as the H100"),
+              ("tf32", "494 TFLOPS", "dense, as the H100"), ("fp32", "67 TFLOPS", "")],
+             "# NVIDIA H200 SXM 141GB (H200 datasheet: H100 compute, 141 GB HBM3e, 4.8 TB/s)."),
+    "b200": ("b200.yaml", "B200", "blackwell", "180 GB", "8000 GB/s",
+             [("bf16", "2250 TFLOPS", "HGX B200 (1000 W), dense"), ("fp16", "2250 TFLOPS", ""),
+              ("fp8", "4500 TFLOPS", "dense"), ("fp4", "9000 TFLOPS", "dense")],
+             "# NVIDIA B200 (HGX B200, 1000 W; DGX B200 product page: 2250 TFLOPS dense BF16, 4500\n"
+             "# FP8, 9000 FP4, ~180 GB HBM3e as tested in MLPerf, 8 TB/s)."),
+    "gb200": ("gb200.yaml", "GB200", "blackwell", "186 GB", "8000 GB/s",
+              [("bf16", "2500 TFLOPS", "GB200 NVL72, per GPU (1200 W), dense"),
+               ("fp16", "2500 TFLOPS", ""), ("fp8", "5000 TFLOPS", "dense"),
+               ("fp4", "10000 TFLOPS", "dense")],
+              "# NVIDIA GB200 (the Blackwell GPU of a GB200 NVL72 rack, 1200 W; NVL72 product page:\n"
+              "# 2500 TFLOPS dense BF16, 5000 FP8, 10000 FP4 per GPU, ~186 GB HBM3e, 8 TB/s)."),
+}
+
+
+def fmt(v, digits=3):
+    return ("%." + str(digits) + "g") % v
+
+
+def attention_yaml(a, indent):
+    pad = " " * indent
+    return "".join("%s%s: %s\n" % (pad, k, fmt(a[k], 4 if "seq" in k or "dim" in k else 3))
+                   for k in ATTN_KEYS)
+
+
+def gpu_yaml(gk):
+    fname, name, arch, mem, bw, peaks, header = GPU_FILES[gk]
+    g = GPUS[gk]
+    b = g["eff"]["bf16"]
+    o = header + "\n"
+    o += "# Clusters reference this file as `gpu: ../gpus/%s`.\n" % fname
+    o += "# The `efficiency` block is written by scripts/fit_compute_model.py (rerun it rather than\n"
+    o += "# editing by hand); the fit, its data and residuals: docs/calibration.md. Sources and\n"
+    o += "# assumptions where no data was published:\n"
+    for line in NOTES.get(gk, []):
+        words, cur = line.split(), "#  -"
+        for w in words:
+            if len(cur) + 1 + len(w) > 96:
+                o += cur + "\n"
+                cur = "#   "
+            cur += " " + w
+        o += cur + "\n"
+    o += "name: %s\narchitecture: %s          # decides attention_backend auto and FP8 recipes\n" % (name, arch)
+    o += "peak_flops:\n"
+    for p, v, c in peaks:
+        o += ("  %-6s %-14s%s" % (p + ":", v, ("# " + c) if c else "")).rstrip() + "\n"
+    o += "memory: %s\nmemory_bandwidth: %s\n" % (mem, bw)
+    o += "efficiency:                 # 16-bit (bf16 / fp16) GEMMs and attention, and GPU-wide terms\n"
+    o += "  gemm: %s\n  gemm_half_size: %s GFLOP\n" % (fmt(b["gemm"]), fmt(b["gemm_half"] / 1e9))
+    o += "  memory: %s\n  kernel_overhead: %s us\n  sm_count: %d\n" % (
+        fmt(g["memory"]), fmt(g["overhead"] * 1e6), g["sm"])
+    o += "  fused_attention:          # cuDNN fused attention\n" + attention_yaml(b["fused"], 4)
+    o += "  flash_attention:          # FlashAttention (2 on Ampere, 3 on Hopper, 4 on Blackwell)\n"
+    o += attention_yaml(b["flash"], 4)
+    for p in ("fp8", "fp4"):
+        if p not in g["peak"]:
+            continue
+        e = g["eff"][p]
+        o += "  %s:\n    gemm: %s\n    gemm_half_size: %s GFLOP\n" % (p, fmt(e["gemm"]), fmt(e["gemm_half"] / 1e9))
+        o += "    fused_attention:\n" + attention_yaml(e["fused"], 6)
+        o += "    flash_attention:\n" + attention_yaml(e["flash"], 6)
+    return fname, o
+
+
+def residual_tables():
+    """Returns {table: (gpu file, fitted?, [(point, predicted, residual)])}."""
+    tables = {}
+    for p in DATA:
+        gk = p["gpu"]
+        g = GPUS[gk]
+        pred = predict(g, p)
+        tables.setdefault(p["table"], []).append((p, pred, pred / p["tf"] - 1))
+    return tables
+
+
+def csv_text(tables):
+    lines = ["# Written by scripts/fit_compute_model.py: published kernel measurements (TFLOP/s)",
+             "# and the compute model's prediction; tests/test_compute_model.cc recomputes them.",
+             "table,gpu_file,precision,op,backend,backward,m,n,k,batch,heads,seq,head_dim,causal,"
+             "measured_tflops,predicted_tflops,fitted"]
+    for table, rows in tables.items():
+        for p, pred, _ in rows:
+            gk = p["gpu"]
+            if gk == "h100-fa2":
+                continue  # a shape-only fit, not a shipped GPU
+            f = GPU_FILES[gk][0]
+            if p["op"] == "gemm":
+                vals = [p["m"], p["n"], p["k"], p.get("batch", 1), 0, 0, 0, 0]
+                be, bw = "", 0
+            else:
+                vals = [0, 0, 0, p["batch"], p["heads"], p["s"], p["d"], int(p["causal"])]
+                be, bw = p["backend"], int(p["backward"])
+            lines.append(",".join(['"%s"' % table, f, p["prec"], p["op"], be, str(bw)] +
+                                  [str(v) for v in vals] +
+                                  ["%g" % p["tf"], "%.6g" % pred, "0" if p.get("check") else "1"]))
+    return "\n".join(lines) + "\n"
+
+
+def doc_text(tables):
+    o = ["<!-- fit: begin (written by scripts/fit_compute_model.py; do not edit) -->", ""]
+    o.append("| reference table | points | fitted | mean abs. error | max abs. error |")
+    o.append("|---|---|---|---|---|")
+    for table, rows in tables.items():
+        errs = [abs(r) for _, _, r in rows]
+        o.append("| %s | %d | %s | %.1f %% | %.1f %% |" % (
+            table, len(rows), "no (check)" if rows[0][0].get("check") else "yes",
+            100 * sum(errs) / len(errs), 100 * max(errs)))
+    for gk, (vals, spec, src) in STREAM.items():
+        m = GPUS[gk]["memory"] * spec
+        errs = [abs(m / v - 1) for v in vals]
+        o.append("| %s HBM streaming (%s) | %d | yes | %.1f %% | %.1f %% |" % (
+            GPU_FILES[gk][1], src, len(vals), 100 * sum(errs) / len(errs), 100 * max(errs)))
+    o.append("")
+    o.append("Fitted parameters (fractions of the precision's dense peak; half sizes in GFLOP;")
+    o.append("attention lengths in tokens, head-dim constant in elements):")
+    o.append("")
+    o.append("| GPU | precision | gemm | gemm_half | fused fwd / bwd | flash fwd / bwd | flash half_seq / bwd / causal / half_hd |")
+    o.append("|---|---|---|---|---|---|---|")
+    for gk in ("a100", "h100", "h200", "b200", "gb200"):
+        g = GPUS[gk]
+        for p in ("bf16", "fp8", "fp4"):
+            if p not in g["peak"]:
+                continue
+            e = g["eff"][p]
+            fu, fl = e["fused"], e["flash"]
+            o.append("| %s | %s | %.3f | %.3g | %.3f / %.3f | %.3f / %.3f | %.0f / %.0f / %.0f / %.0f |" % (
+                GPU_FILES[gk][1], p, e["gemm"], e["gemm_half"] / 1e9, fu["forward"], fu["backward"],
+                fl["forward"], fl["backward"], fl["half_seq"], fl["backward_half_seq"],
+                fl["causal_seq"], fl["half_head_dim"]))
+    o.append("")
+    o.append("| GPU | memory (fraction of HBM bandwidth) | kernel overhead | SMs |")
+    o.append("|---|---|---|---|")
+    for gk in ("a100", "h100", "h200", "b200", "gb200"):
+        g = GPUS[gk]
+        o.append("| %s | %.3f | %.2g us | %d |" % (GPU_FILES[gk][1], g["memory"], g["overhead"] * 1e6, g["sm"]))
+    o.append("")
+    o.append("Assumptions where the reference has no data:")
+    o.append("")
+    for gk in ("a100", "h100", "h200", "b200", "gb200"):
+        for line in NOTES.get(gk, []):
+            o.append("- %s: %s" % (GPU_FILES[gk][1], line))
+    o.append("")
+    o.append("<!-- fit: end -->")
+    return "\n".join(o) + "\n"
+
+
+def replace_between(text, new):
+    b = text.find("<!-- fit: begin")
+    e = text.find("<!-- fit: end -->")
+    if b < 0 or e < 0:
+        return text.rstrip("\n") + "\n\n" + new
+    return text[:b] + new + text[e + len("<!-- fit: end -->\n"):]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="fail if a written file would change")
+    args = ap.parse_args()
+    run_fits()
+    tables = residual_tables()
+    outputs = {}
+    for gk in GPU_FILES:
+        fname, text = gpu_yaml(gk)
+        outputs[os.path.join("configs", "gpus", fname)] = text
+    outputs[os.path.join("tests", "data", "kernel_reference.csv")] = csv_text(tables)
+    doc = os.path.join("docs", "calibration.md")
+    with open(os.path.join(ROOT, doc)) as f:
+        outputs[doc] = replace_between(f.read(), doc_text(tables))
+    changed = []
+    for rel, text in outputs.items():
+        path = os.path.join(ROOT, rel)
+        old = open(path).read() if os.path.exists(path) else None
+        if old != text:
+            changed.append(rel)
+            if not args.check:
+                with open(path, "w") as f:
+                    f.write(text)
+    for table, rows in tables.items():
+        errs = [abs(r) for _, _, r in rows]
+        print("%-75s n=%2d mean %5.1f %% max %5.1f %%" % (table, len(rows), 100 * sum(errs) / len(errs),
+                                                          100 * max(errs)))
+    if args.check and changed:
+        print("out of date: " + ", ".join(changed), file=sys.stderr)
+        return 1
+    for rel in changed:
+        print("wrote " + rel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
