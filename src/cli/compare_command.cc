@@ -131,7 +131,6 @@ int run_compare_command(const std::vector<std::string>& args) {
     failed = failed || !r.error.empty();
   });
   std::cout << format_comparison(results, scenario_path, report_format);
-  std::cout.flush();
   return failed ? 1 : 0;
 }
 

@@ -124,11 +124,16 @@ void SweepOutput::write_line(const std::string& line) {
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw io_error("cannot write", tmp_path_.empty() ? path_ : tmp_path_);
+    if (n <= 0) throw io_error("cannot write", stream_name());
     done += static_cast<size_t>(n);
   }
   // EINVAL: a pipe or terminal given as --out, which cannot be synced (nor resumed).
-  if (sync_ && ::fsync(fd_) != 0 && errno != EINVAL) throw io_error("cannot sync", path_);
+  if (sync_ && ::fsync(fd_) != 0 && errno != EINVAL) throw io_error("cannot sync", stream_name());
+}
+
+std::string SweepOutput::stream_name() const {
+  if (path_.empty()) return "standard output";
+  return tmp_path_.empty() ? path_ : tmp_path_;
 }
 
 void SweepOutput::flush_ready() {

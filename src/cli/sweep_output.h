@@ -45,6 +45,8 @@ class SweepOutput {
 
  private:
   void write_line(const std::string& line);
+  // The file being written, or "standard output", for messages.
+  std::string stream_name() const;
   void flush_ready();
 
   std::string path_;      // final file, "" for stdout
