@@ -1,5 +1,9 @@
 // trident merge: joins the CSV files of a sharded sweep back into one, in point order.
+#include <sys/stat.h>
+
 #include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -19,6 +23,26 @@ ConfigError merge_error(const std::string& file, const std::string& what) {
   SourceLocation where;
   where.file = file;
   return ConfigError(where, what);
+}
+
+// Returns the text of shard file `file`. Throws ConfigError saying what `file` is when it is
+// missing, a directory or not a regular file (a device such as /dev/zero never ends).
+std::string read_shard_file(const std::string& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {
+    throw merge_error(file, errno == ENOENT ? "no such file"
+                                            : std::string("cannot open: ") + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) throw merge_error(file, "is a directory, not a sweep CSV file");
+  if (!S_ISREG(st.st_mode)) {
+    throw merge_error(file,
+                      "not a regular file (a device, FIFO or socket): expected a sweep CSV file");
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  if (!in && !in.eof())
+    throw merge_error(file, std::string("cannot read: ") + std::strerror(errno));
+  return text;
 }
 
 }  // namespace
@@ -41,12 +65,10 @@ int run_merge_command(const std::vector<std::string>& args) {
 
   std::string header;
   std::string header_file;
-  std::map<int, std::string> rows;  // point index -> line
+  std::map<int, std::string> rows;         // point index -> line
+  std::map<int, std::string> file_of_row;  // point index -> file it came from
   for (const std::string& file : files) {
-    if (!std::filesystem::is_regular_file(file)) throw merge_error(file, "no such file");
-    std::ifstream in(file, std::ios::binary);
-    const SweepFileContent content =
-        parse_sweep_file(std::string(std::istreambuf_iterator<char>(in), {}), file);
+    const SweepFileContent content = parse_sweep_file(read_shard_file(file), file);
     if (content.torn) {
       throw merge_error(file,
                         "its last row is incomplete (an interrupted shard: rerun it with "
@@ -62,9 +84,16 @@ int run_merge_command(const std::vector<std::string>& args) {
     }
     for (const SweepFileContent::Row& row : content.rows) {
       const auto [it, inserted] = rows.emplace(row.index, row.line);
-      if (!inserted && it->second != row.line) {
+      if (!inserted && file_of_row[row.index] == file) {
+        throw merge_error(file, "point " + std::to_string(row.index) +
+                                    " appears twice in this file (not a file written by sweep)");
+      }
+      if (inserted) {
+        file_of_row[row.index] = file;
+      } else if (it->second != row.line) {
+        const std::string& earlier = file_of_row[row.index];
         throw merge_error(
-            file, "point " + std::to_string(row.index) + " has another row in an earlier file");
+            file, "point " + std::to_string(row.index) + " has another row " + "in " + earlier);
       }
     }
   }

@@ -1,4 +1,5 @@
 #include <boost/program_options.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/command_line.h"
@@ -6,6 +7,7 @@
 #include "config/checks.h"
 #include "config/scenario.h"
 #include "core/errors.h"
+#include "core/input_files.h"
 #include "core/output_file.h"
 #include "engine/simulator.h"
 #include "report/metrics.h"
@@ -18,6 +20,20 @@
 namespace po = boost::program_options;
 
 namespace trident {
+namespace {
+
+// Whether two output paths end in one regular file (the same name, or links to one file); a
+// device such as /dev/null can take both.
+bool same_output(const std::string& a, const std::string& b) {
+  const std::string target = output_target(a);
+  std::error_code ec;
+  if (std::filesystem::exists(target, ec) && !std::filesystem::is_regular_file(target, ec)) {
+    return false;
+  }
+  return target == output_target(b) || same_file(a, b);
+}
+
+}  // namespace
 
 int run_simulate_command(const std::vector<std::string>& args) {
   po::options_description opts(
@@ -62,6 +78,10 @@ int run_simulate_command(const std::vector<std::string>& args) {
   }
 
   const Scenario scenario = load_scenario(scenario_path, sets);
+  for (const auto& [option, path] : outputs) check_not_an_input(option, *path);
+  if (!trace_path.empty() && !timeline_path.empty() && same_output(trace_path, timeline_path)) {
+    throw po::error("--trace and --timeline name the same file '" + trace_path + "'");
+  }
   if (fid == Fidelity::kFull) check_full_fidelity_size(scenario);
   const Workload workload = build_workload(scenario);
   const std::vector<StageProgram> programs = build_programs(scenario.plan);

@@ -99,6 +99,11 @@ int run_sweep_command(const std::vector<std::string>& args) {
     if (header_fields[i] == "fits_in_memory") fits_column = i;
   }
 
+  // The output must not be an input: the scenario, its files, or a file an axis names.
+  std::vector<std::string> axis_values;
+  for (const SweepAxis& a : axes)
+    axis_values.insert(axis_values.end(), a.values.begin(), a.values.end());
+  check_not_an_input("out", out_path, axis_values);
   SweepOutput output(out_path, sweep_header(axes, report_header), planned, resume);
   std::vector<size_t> to_run;  // positions in `planned`
   for (size_t i = 0; i < planned.size(); ++i) {
