@@ -25,6 +25,10 @@ bool is_index(const std::string& s) {
 
 }  // namespace
 
+bool SweepFileContent::Row::interrupted() const {
+  return !fields.empty() && fields.back().rfind(kInterruptedStatus, 0) == 0;
+}
+
 std::string csv_field(const std::string& value) {
   std::string v = value;
   for (char& c : v) {

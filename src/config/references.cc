@@ -18,13 +18,10 @@ namespace trident {
 
 namespace {
 
-// What a non-regular file is, for messages.
+// What a FIFO or socket is, for messages.
 const char* file_type_name(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO or pipe";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
+  if (S_ISFIFO(mode)) return "a FIFO or pipe (it would wait for a writer)";
+  return "a socket";
 }
 
 }  // namespace
@@ -33,7 +30,7 @@ std::string read_input_file(const std::string& path) {
   SourceLocation where;
   where.file = path;
   const std::string limit = std::to_string(limits::kMaxInputBytes >> 20) + " MiB";
-  // O_NONBLOCK: opening a FIFO without a writer must not block; only regular files are read.
+  // O_NONBLOCK: opening a FIFO without a writer must not block; FIFOs and sockets are refused.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   struct stat st {};
   if (fd < 0 || ::fstat(fd, &st) != 0) {
@@ -48,16 +45,18 @@ std::string read_input_file(const std::string& path) {
   if (S_ISDIR(st.st_mode)) {
     throw ConfigError(where, "cannot open file: it is a directory (expected a YAML or JSON file)");
   }
-  if (!S_ISREG(st.st_mode)) {
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
     throw ConfigError(where, std::string("cannot read file: it is ") + file_type_name(st.st_mode) +
-                                 " (expected a regular YAML or JSON file)");
+                                 " (expected a YAML or JSON file)");
   }
-  if (st.st_size > limits::kMaxInputBytes) {
+  // A device is read (bounded: /dev/zero stops at the limit) with blocking reads again.
+  if (!S_ISREG(st.st_mode)) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if (S_ISREG(st.st_mode) && st.st_size > limits::kMaxInputBytes) {
     throw ConfigError(where, "file is " + std::to_string(st.st_size) +
                                  " bytes, more than the limit of " + limit +
                                  " for a configuration file");
   }
-  // Bounded read: the file may grow while it is read.
+  // Bounded read: a device has no size to check beforehand, a file may grow.
   std::string text;
   char buffer[65536];
   for (;;) {
