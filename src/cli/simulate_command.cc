@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
@@ -43,6 +45,7 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "exposed communication and memory per GPU.\n\noptions");
   std::string format = "table", fidelity = "fast", trace_path, timeline_path;
   std::vector<std::string> sets;
+  double trace_limit_mib = 512;
   opts.add_options()("help,h", "show this help")(
       "set", po::value(&sets)->composing(),
       "override a field after files are loaded: --set plan.tensor_parallel=4, "
@@ -53,6 +56,10 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "exact; full: every GPU and every ring step simulated (validation, slower)")(
       "trace", po::value(&trace_path),
       "also write the step as Chrome trace-event JSON to FILE.json (open in ui.perfetto.dev)")(
+      "trace-limit", po::value(&trace_limit_mib),
+      "largest --trace in MiB (default 512; 0: no limit). A trace estimated past it is refused "
+      "before simulating (exit 2); one that grows past it while written fails (exit 1) and "
+      "leaves no file")(
       "timeline", po::value(&timeline_path),
       "also draw the pipeline schedule as an SVG Gantt chart, one row per stage, to FILE.svg");
   std::vector<std::string> positional;
@@ -85,6 +92,20 @@ int run_simulate_command(const std::vector<std::string>& args) {
   if (fid == Fidelity::kFull) check_full_fidelity_size(scenario);
   const Workload workload = build_workload(scenario);
   const std::vector<StageProgram> programs = build_programs(scenario.plan);
+  if (!(trace_limit_mib >= 0)) throw po::error("--trace-limit must be 0 (no limit) or more");
+  const double trace_limit = trace_limit_mib * (1 << 20);
+  if (!trace_path.empty() && trace_limit > 0) {
+    const double estimate =
+        static_cast<double>(estimate_trace_bytes(scenario, programs, fid == Fidelity::kFull));
+    if (estimate > trace_limit) {
+      SourceLocation where;
+      where.file = "--trace";
+      throw ConfigError(where, fmt::format("the trace would be at least {:.0f} MiB, more than "
+                                           "--trace-limit {:g} MiB; raise the limit or trace "
+                                           "fewer micro-batches",
+                                           estimate / (1 << 20), trace_limit_mib));
+    }
+  }
   SimOptions sim;
   sim.fidelity = fid;
   sim.record_intervals = !trace_path.empty() || !timeline_path.empty();
@@ -93,7 +114,19 @@ int run_simulate_command(const std::vector<std::string>& args) {
   std::cout << format_report(report, report_format);
   // Written only now that the step simulated, each whole or not at all.
   if (!trace_path.empty()) {
-    write_file_atomically(trace_path, format_trace(scenario, workload, programs, timeline));
+    AtomicOutputFile out(trace_path);
+    double written = 0;
+    write_trace(scenario, workload, programs, timeline, [&](const std::string& piece) {
+      written += static_cast<double>(piece.size());
+      if (trace_limit > 0 && written > trace_limit) {
+        throw std::runtime_error(
+            fmt::format("cannot write '{}': the trace grew past --trace-limit "
+                        "{:g} MiB (nothing written)",
+                        trace_path, trace_limit_mib));
+      }
+      out.write(piece);
+    });
+    out.commit();
   }
   if (!timeline_path.empty()) {
     write_file_atomically(timeline_path, format_svg_timeline(scenario, timeline));

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/errors.h"
+#include "core/utf8.h"
 
 namespace trident {
 namespace {
@@ -30,7 +31,7 @@ bool SweepFileContent::Row::interrupted() const {
 }
 
 std::string csv_field(const std::string& value) {
-  std::string v = value;
+  std::string v = sanitize_utf8(value);
   for (char& c : v) {
     if (c == '\n' || c == '\r') c = ' ';
   }
