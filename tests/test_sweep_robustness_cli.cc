@@ -296,3 +296,21 @@ TEST_CASE("point counts and --jobs are bounded before anything runs", "[sweep][c
   CHECK(r.code == 0);
   CHECK(count_lines(r.out) == 5);
 }
+
+TEST_CASE("NVLink islands smaller than a node simulate in a sweep, never abort",
+          "[sweep][cli][islands]") {
+  // Issue 13 item 1: island_size=4 on 8-GPU nodes aborted inside SimGrid ("Link 'nic0_0_up'
+  // declared several times"); tiny-2node has 4 GPUs per node.
+  const CliResult r =
+      run_trident({"sweep", "scenarios/tiny.yaml", "--vary", "cluster.nvlink.island_size=4,2,1",
+                   "--vary", "plan.num_microbatches=4"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(count_lines(r.out) == 4);
+  CHECK(r.out.find("error") == std::string::npos);
+  CHECK(r.err.empty());
+  const CliResult one =
+      run_trident({"simulate", "scenarios/tiny.yaml", "--set", "cluster.nvlink.island_size=2",
+                   "--fidelity", "full", "--format", "json"});
+  CHECK(one.code == 0);
+}
