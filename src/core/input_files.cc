@@ -31,7 +31,14 @@ std::uint64_t fnv1a64(const std::string& data, std::uint64_t seed) {
 void record_input_file(const std::string& path, std::uint64_t device, std::uint64_t inode,
                        const std::string& content) {
   std::lock_guard<std::mutex> lock(registry_mutex());
-  registry().push_back({path, device, inode, fnv1a64(content)});
+  const InputFile record{path, device, inode, fnv1a64(content)};
+  for (InputFile& f : registry()) {
+    if (f.path == path) {  // read again (a long-lived process): keep the latest, bounded
+      f = record;
+      return;
+    }
+  }
+  registry().push_back(record);
 }
 
 std::vector<InputFile> recorded_input_files() {

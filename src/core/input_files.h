@@ -21,11 +21,12 @@ struct InputFile {
 // Returns the 64-bit FNV-1a hash of `data`, continuing from `seed`.
 std::uint64_t fnv1a64(const std::string& data, std::uint64_t seed = 14695981039346656037ull);
 
-// Records that `path` (identified by `device`, `inode`) was read with content `content`.
+// Records that `path` (identified by `device`, `inode`) was read with content `content`; a
+// path read again replaces its earlier record.
 void record_input_file(const std::string& path, std::uint64_t device, std::uint64_t inode,
                        const std::string& content);
 
-// Returns every file recorded so far, in reading order (a file read twice appears twice).
+// Returns every file recorded so far, in the order first read.
 std::vector<InputFile> recorded_input_files();
 
 // Returns whether `a` and `b` name the same existing file (same device and inode).
