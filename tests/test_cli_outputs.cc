@@ -134,6 +134,10 @@ TEST_CASE("--trace through a symlink writes the file it names, long names work",
   CHECK(r.code == 2);
   CHECK(r.err.find("longer than") != std::string::npos);
   CHECK(r.out.empty());  // refused before simulating
+  // A sweep's --out needs room for its FILE.manifest beside it.
+  r = run_trident({"sweep", "scenarios/tiny.yaml", "--out", dir + "/" + std::string(250, 's')});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("its manifest FILE.manifest: file name is") != std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -133,7 +133,10 @@ int run_sweep_command(const std::vector<std::string>& args) {
     const std::string target = output_target(out_path);
     const bool file =
         !std::filesystem::exists(target, ec) || std::filesystem::is_regular_file(target, ec);
-    if (problem.empty() && file) problem = output_path_problem(manifest_path(out_path));
+    if (problem.empty() && file) {
+      const std::string manifest_problem = output_path_problem(manifest_path(out_path));
+      if (!manifest_problem.empty()) problem = "its manifest FILE.manifest: " + manifest_problem;
+    }
     if (!problem.empty()) throw po::error("--out: " + problem);
   }
   SweepOutput output(out_path, sweep_header(axes, report_header), planned, resume, manifest);
