@@ -211,7 +211,12 @@ TEST_CASE("a second sweep on a locked --out refuses", "[sweep][cli][lock]") {
   CHECK(run_trident({"sweep", "scenarios/tiny.yaml", "--out", out}).code == 0);
   // Two real sweeps at once: exactly one writes, the other refuses.
   const pid_t a = spawn_trident(with(kSweep, {"--jobs", "1", "--out", out}));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Once its header is in, the first holds the lock (it locks before it writes).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (read_file(out).find("plan.micro_batch_size") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   const CliResult b = run_trident(with(kSweep, {"--jobs", "1", "--out", out}));
   int status = 0;
   REQUIRE(::waitpid(a, &status, 0) == a);
