@@ -93,7 +93,7 @@ TEST_CASE("activation memory: fused attention keeps no s x s scores", "[attentio
   CHECK(layer_activation_bytes(llama, p) == Approx((32 - 4 * (1 - 8.0 / 64)) * sbh / t));
 }
 
-TEST_CASE("dropout kernels exist only for dropout > 0; RMSNorm has no bias", "[attention]") {
+TEST_CASE("dropout kernels exist only for dropout > 0, RMSNorm has no bias", "[attention]") {
   ModelSpec m = gpt_model(4, 4096, 32, 4096, 32000);
   PlanSpec p = plan(1, 1, 1, 1, 1, ScheduleKind::k1F1B);
   LayerDims d = make_layer_dims(m, p);
@@ -164,7 +164,7 @@ TEST_CASE("fp8: linear GEMMs at the FP8 curve, casts and FP8 weight copies", "[f
   CHECK(build_workload(fp8_attn).stages[1].chunks[0].forward.compute_s < e.forward.compute_s);
 }
 
-TEST_CASE("mxfp8 runs on Blackwell only; fp8_attention needs fp8", "[fp8]") {
+TEST_CASE("mxfp8 runs on Blackwell only, fp8_attention needs fp8", "[fp8]") {
   CHECK_THROWS_WITH(load_scenario(source_path("scenarios/llama3-70b-dgx-h100.yaml"),
                                   {"plan.precision=fp8", "plan.fp8_recipe=mxfp8"}),
                     Catch::Contains("mxfp8 needs a Blackwell GPU"));

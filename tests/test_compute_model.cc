@@ -153,7 +153,7 @@ TEST_CASE("every fitted reference table is reproduced within the stated toleranc
   }
 }
 
-TEST_CASE("large GEMMs approach the fitted fraction; small ones ramp and quantize",
+TEST_CASE("large GEMMs approach the fitted fraction, small ones ramp and quantize",
           "[compute_model]") {
   const GpuSpec h100 = shipped_gpu("h100-sxm5-80gb.yaml");
   const ComputeModel cm(h100, Precision::kBf16);

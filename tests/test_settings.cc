@@ -142,7 +142,7 @@ TEST_CASE("table defaults are what an empty section reads, and match the specs' 
   CHECK(c.network.protocol_efficiency == net.protocol_efficiency);
 }
 
-TEST_CASE("in-switch reduction 0 means none; tiny positive values are refused with the limit",
+TEST_CASE("in-switch reduction 0 means none, tiny positive values are refused with the limit",
           "[settings]") {
   CHECK(load_error({"cluster.nvlink.in_switch_reduction_efficiency=0"}).empty());
   CHECK(load_error({"cluster.nvlink.in_switch_reduction_efficiency=0.5"}).empty());
@@ -215,7 +215,7 @@ TEST_CASE("Megatron-LM names are aliases of their keys, in files, --set and did-
              Catch::Contains("did you mean `tensor_model_parallel_size`?"));
 }
 
-TEST_CASE("num_layers_per_virtual_pipeline_stage sets the chunks; chunks imply interleaving",
+TEST_CASE("num_layers_per_virtual_pipeline_stage sets the chunks, chunks imply interleaving",
           "[settings]") {
   // tiny: 8 layers, p = 2; 2 layers per chunk -> 2 chunks per GPU. (`~` unsets the file's
   // `schedule: 1f1b`.)

@@ -5,10 +5,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -24,6 +28,8 @@ struct Running {
   pid_t pid = -1;
   int out_fd = -1;
   int err_fd = -1;
+  std::chrono::steady_clock::time_point started;
+  bool killed = false;  // by the time limit
   ChildResult result;
 };
 
@@ -86,6 +92,7 @@ Running start(size_t index, const std::vector<std::string>& argv_strings) {
   r.pid = pid;
   r.out_fd = out[0];
   r.err_fd = err[0];
+  r.started = std::chrono::steady_clock::now();
   return r;
 }
 
@@ -103,7 +110,18 @@ void drain(int* fd, std::string* sink) {
 
 }  // namespace
 
+bool ChildResult::interrupted() const {
+  if (timed_out_after_s > 0) return true;
+  return signal == SIGKILL || signal == SIGTERM || signal == SIGINT || signal == SIGHUP;
+}
+
 std::string ChildResult::failure() const {
+  if (timed_out_after_s > 0) {
+    char text[64];
+    std::snprintf(text, sizeof text, "timed out after %g s", timed_out_after_s);
+    return text;
+  }
+  if (interrupted()) return "killed by signal " + std::to_string(signal);
   std::string last, line;
   for (char c : err + "\n") {
     if (c != '\n') {
@@ -122,7 +140,7 @@ std::string ChildResult::failure() const {
 
 void run_children(const std::vector<std::vector<std::string>>& commands, int parallel,
                   const std::function<void(size_t, const ChildResult&)>& on_done,
-                  const std::function<void()>& on_tick, int tick_ms) {
+                  const std::function<void()>& on_tick, int tick_ms, double timeout_s) {
   if (parallel < 1) parallel = 1;
   Pool pool;
   std::vector<Running>& running = pool.running();
@@ -138,7 +156,16 @@ void run_children(const std::vector<std::vector<std::string>>& commands, int par
       if (r.err_fd >= 0) fds.push_back({r.err_fd, POLLIN, 0});
     }
     if (!fds.empty()) {
-      const int n = ::poll(fds.data(), fds.size(), tick_ms);
+      int wait_ms = tick_ms;
+      if (timeout_s > 0) {  // wake up for the first child to reach its time limit
+        const auto now = std::chrono::steady_clock::now();
+        for (const Running& r : running) {
+          if (r.killed) continue;
+          const double left = timeout_s - std::chrono::duration<double>(now - r.started).count();
+          wait_ms = std::min(wait_ms, std::max(0, static_cast<int>(left * 1000) + 1));
+        }
+      }
+      const int n = ::poll(fds.data(), fds.size(), wait_ms);
       if (n < 0 && errno != EINTR) throw system_error("poll");
       for (const pollfd& p : fds) {
         if (p.revents == 0) continue;
@@ -146,6 +173,16 @@ void run_children(const std::vector<std::vector<std::string>>& commands, int par
           if (r.out_fd == p.fd) drain(&r.out_fd, &r.result.out);
           if (r.err_fd == p.fd) drain(&r.err_fd, &r.result.err);
         }
+      }
+    }
+    if (timeout_s > 0) {
+      const auto now = std::chrono::steady_clock::now();
+      for (Running& r : running) {
+        if (r.killed || std::chrono::duration<double>(now - r.started).count() <= timeout_s) {
+          continue;
+        }
+        ::kill(r.pid, SIGKILL);  // its pipes then close and it is reaped below
+        r.killed = true;
       }
     }
     // Reap the children whose output has ended, in start order.
@@ -160,6 +197,8 @@ void run_children(const std::vector<std::vector<std::string>>& commands, int par
       }
       if (WIFEXITED(status)) r.result.exit_code = WEXITSTATUS(status);
       if (WIFSIGNALED(status)) r.result.signal = WTERMSIG(status);
+      // Killed by the time limit, unless it had exited already.
+      if (r.killed && r.result.signal == SIGKILL) r.result.timed_out_after_s = timeout_s;
       const size_t index = r.index;
       const ChildResult result = std::move(r.result);
       running.erase(running.begin() + static_cast<long>(k));
@@ -185,6 +224,25 @@ int available_cpus() {
   }
   const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<int>(n) : 1;
+}
+
+int max_parallel_children() {
+  int cap = 4 * available_cpus();
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const long spare = static_cast<long>(limit.rlim_cur) - 32;
+    cap = static_cast<int>(std::min<long>(cap, spare / 2));
+  }
+  return std::max(1, cap);
+}
+
+int cap_jobs(int requested, std::string* note) {
+  const int cap = max_parallel_children();
+  note->clear();
+  if (requested <= cap) return requested;
+  *note = "--jobs " + std::to_string(requested) + " capped at " + std::to_string(cap) +
+          " (4 per CPU, 2 open files per job within the open-file limit)";
+  return cap;
 }
 
 }  // namespace trident

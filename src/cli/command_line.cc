@@ -2,6 +2,9 @@
 
 #include <iostream>
 
+#include "core/errors.h"
+#include "core/input_files.h"
+
 namespace po = boost::program_options;
 
 namespace trident {
@@ -29,6 +32,21 @@ void check_fidelity_option(const std::string& fidelity) {
   if (!fidelity.empty() && fidelity != "fast" && fidelity != "full") {
     throw po::error("--fidelity must be fast or full, not '" + fidelity + "'");
   }
+}
+
+void check_not_an_input(const std::string& option, const std::string& path,
+                        const std::vector<std::string>& more_inputs) {
+  if (path.empty()) return;
+  std::string input;
+  if (const std::optional<InputFile> f = input_file_at(path)) input = f->path;
+  for (const std::string& other : more_inputs) {
+    if (input.empty() && same_file(path, other)) input = other;
+  }
+  if (input.empty()) return;
+  SourceLocation where;
+  where.file = path;
+  throw ConfigError(where, "--" + option + " names an input of this run (" + input +
+                               "): writing it would destroy it; choose another file");
 }
 
 }  // namespace trident

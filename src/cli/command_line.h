@@ -21,6 +21,12 @@ bool parse_command_line(const std::vector<std::string>& args,
 // Throws boost::program_options::error unless `fidelity` is empty, "fast" or "full".
 void check_fidelity_option(const std::string& fidelity);
 
+// Throws ConfigError (exit 2) naming `path` when it is the same file (device and inode, so
+// through links too) as a configuration file read so far (core/input_files.h) or one of
+// `more_inputs`. `option` names the output in the message ("trace", "out").
+void check_not_an_input(const std::string& option, const std::string& path,
+                        const std::vector<std::string>& more_inputs = {});
+
 }  // namespace trident
 
 #endif  // TRIDENT_CLI_COMMAND_LINE_H_

@@ -47,6 +47,7 @@ int run_compare_command(const std::vector<std::string>& args) {
   std::vector<std::string> variant_texts, sets;
   std::string tp_placement, format = "table", fidelity;
   int jobs = 0;
+  double point_timeout = 0;
   opts.add_options()("help,h", "show this help")(
       "variant", po::value(&variant_texts)->composing(),
       "NAME:KEY=V[,KEY=V...] (repeatable; the first is the baseline): "
@@ -57,7 +58,12 @@ int run_compare_command(const std::vector<std::string>& args) {
       "set", po::value(&sets)->composing(), "an override for every variant (as simulate)")(
       "format", po::value(&format), "table (default), json or csv")(
       "fidelity", po::value(&fidelity), "passed to simulate: fast (default) or full")(
-      "jobs,j", po::value(&jobs), "variants simulated at once (default: the number of CPUs)");
+      "jobs,j", po::value(&jobs),
+      "variants simulated at once (default: the number of CPUs; capped at 4 per CPU and by "
+      "the open-file limit)")(
+      "point-timeout", po::value(&point_timeout),
+      "seconds one variant may run before it is killed and reported as failed (default 0: "
+      "no limit)");
   std::vector<std::string> positional;
   po::variables_map vm;
   if (!parse_command_line(args, opts, 1, "missing SCENARIO file", &positional, &vm)) return 0;
@@ -68,7 +74,11 @@ int run_compare_command(const std::vector<std::string>& args) {
   }
   check_fidelity_option(fidelity);
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
+  if (!(point_timeout >= 0)) throw po::error("--point-timeout must be 0 (no limit) or more");
   if (jobs < 1) jobs = available_cpus();
+  std::string jobs_note;
+  jobs = cap_jobs(jobs, &jobs_note);
+  if (!jobs_note.empty()) std::cerr << "trident compare: " << jobs_note << "\n";
   if (variant_texts.empty() == tp_placement.empty()) {
     throw po::error(
         "give either --variant NAME:KEY=V,... (one or more) or --tp-placement "
@@ -115,23 +125,25 @@ int run_compare_command(const std::vector<std::string>& args) {
   }
   std::vector<ComparedVariant> results(variants.size());
   bool failed = false;
-  run_children(commands, jobs, [&](size_t i, const ChildResult& child) {
-    ComparedVariant& r = results[i];
-    r.name = variants[i].name;
-    r.overrides = variants[i].overrides;
-    if (!child.ok()) {
-      r.error = child.failure();
-    } else {
-      try {
-        r.report = parse_report_json(child.out);
-      } catch (const std::runtime_error& e) {
-        r.error = e.what();
-      }
-    }
-    failed = failed || !r.error.empty();
-  });
+  run_children(
+      commands, jobs,
+      [&](size_t i, const ChildResult& child) {
+        ComparedVariant& r = results[i];
+        r.name = variants[i].name;
+        r.overrides = variants[i].overrides;
+        if (!child.ok()) {
+          r.error = child.failure();
+        } else {
+          try {
+            r.report = parse_report_json(child.out);
+          } catch (const std::runtime_error& e) {
+            r.error = e.what();
+          }
+        }
+        failed = failed || !r.error.empty();
+      },
+      {}, 250, point_timeout);
   std::cout << format_comparison(results, scenario_path, report_format);
-  std::cout.flush();
   return failed ? 1 : 0;
 }
 

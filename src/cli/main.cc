@@ -1,6 +1,8 @@
 // trident command line: subcommands, option parsing, the one place errors are caught.
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -27,6 +29,30 @@ const char* kUsage =
     "Run `trident <command> --help` for the options of a command.\n"
     "Exit codes: 0 success, 1 simulation failure, 2 bad input.\n";
 
+// Flushes standard output and returns whether everything written to it arrived (a full disk or
+// a closed pipe fails here, often only at this last flush). Prints the reason when not.
+bool stdout_written() {
+  errno = 0;
+  const bool ok =
+      static_cast<bool>(std::cout.flush()) && std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+  if (ok) return true;
+  std::cerr << "trident: cannot write to standard output"
+            << (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
+  return false;
+}
+
+int run_command(const std::string& command, const std::vector<std::string>& args) {
+  if (command == "simulate") return trident::run_simulate_command(args);
+  if (command == "sweep") return trident::run_sweep_command(args);
+  if (command == "compare") return trident::run_compare_command(args);
+  if (command == "merge") return trident::run_merge_command(args);
+  if (command == "validate") return trident::run_validate_command(args);
+  if (command == "schema") return trident::run_schema_command(args);
+  if (command == "kernel") return trident::run_kernel_command(args);
+  std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,19 +63,13 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;
-    return 0;
+    return stdout_written() ? 0 : 1;
   }
   std::vector<std::string> args(argv + 2, argv + argc);
   try {
-    if (command == "simulate") return trident::run_simulate_command(args);
-    if (command == "sweep") return trident::run_sweep_command(args);
-    if (command == "compare") return trident::run_compare_command(args);
-    if (command == "merge") return trident::run_merge_command(args);
-    if (command == "validate") return trident::run_validate_command(args);
-    if (command == "schema") return trident::run_schema_command(args);
-    if (command == "kernel") return trident::run_kernel_command(args);
-    std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
-    return 2;
+    const int code = run_command(command, args);
+    // A report that did not reach its reader is a failure, whatever the command computed.
+    return stdout_written() ? code : 1;
   } catch (const trident::ConfigError& e) {
     std::cerr << "trident: " << e.what() << "\n";
     return 2;

@@ -1,4 +1,7 @@
+#include <fmt/format.h>
+
 #include <boost/program_options.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/command_line.h"
@@ -6,6 +9,7 @@
 #include "config/checks.h"
 #include "config/scenario.h"
 #include "core/errors.h"
+#include "core/input_files.h"
 #include "core/output_file.h"
 #include "engine/simulator.h"
 #include "report/metrics.h"
@@ -18,6 +22,20 @@
 namespace po = boost::program_options;
 
 namespace trident {
+namespace {
+
+// Whether two output paths end in one regular file (the same name, or links to one file); a
+// device such as /dev/null can take both.
+bool same_output(const std::string& a, const std::string& b) {
+  const std::string target = output_target(a);
+  std::error_code ec;
+  if (std::filesystem::exists(target, ec) && !std::filesystem::is_regular_file(target, ec)) {
+    return false;
+  }
+  return target == output_target(b) || same_file(a, b);
+}
+
+}  // namespace
 
 int run_simulate_command(const std::vector<std::string>& args) {
   po::options_description opts(
@@ -27,6 +45,7 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "exposed communication and memory per GPU.\n\noptions");
   std::string format = "table", fidelity = "fast", trace_path, timeline_path;
   std::vector<std::string> sets;
+  double trace_limit_mib = 512;
   opts.add_options()("help,h", "show this help")(
       "set", po::value(&sets)->composing(),
       "override a field after files are loaded: --set plan.tensor_parallel=4, "
@@ -37,6 +56,10 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "exact; full: every GPU and every ring step simulated (validation, slower)")(
       "trace", po::value(&trace_path),
       "also write the step as Chrome trace-event JSON to FILE.json (open in ui.perfetto.dev)")(
+      "trace-limit", po::value(&trace_limit_mib),
+      "largest --trace in MiB (default 512; 0: no limit). A trace estimated past it is refused "
+      "before simulating (exit 2); one that grows past it while written fails (exit 1) and "
+      "leaves no file")(
       "timeline", po::value(&timeline_path),
       "also draw the pipeline schedule as an SVG Gantt chart, one row per stage, to FILE.svg");
   std::vector<std::string> positional;
@@ -62,10 +85,28 @@ int run_simulate_command(const std::vector<std::string>& args) {
   }
 
   const Scenario scenario = load_scenario(scenario_path, sets);
+  for (const auto& [option, path] : outputs) check_not_an_input(option, *path);
+  if (!trace_path.empty() && !timeline_path.empty() && same_output(trace_path, timeline_path)) {
+    throw po::error("--trace and --timeline name the same file '" + trace_path + "'");
+  }
   if (fid == Fidelity::kFull) check_full_fidelity_size(scenario);
   // Built once: the workload's memory, the engine and the trace all read these programs.
   const std::vector<StageProgram> programs = build_programs(scenario.plan);
   const Workload workload = build_workload(scenario, programs);
+  if (!(trace_limit_mib >= 0)) throw po::error("--trace-limit must be 0 (no limit) or more");
+  const double trace_limit = trace_limit_mib * (1 << 20);
+  if (!trace_path.empty() && trace_limit > 0) {
+    const double estimate =
+        static_cast<double>(estimate_trace_bytes(scenario, programs, fid == Fidelity::kFull));
+    if (estimate > trace_limit) {
+      SourceLocation where;
+      where.file = "--trace";
+      throw ConfigError(where, fmt::format("the trace would be at least {:.0f} MiB, more than "
+                                           "--trace-limit {:g} MiB; raise the limit or trace "
+                                           "fewer micro-batches",
+                                           estimate / (1 << 20), trace_limit_mib));
+    }
+  }
   SimOptions sim;
   sim.fidelity = fid;
   sim.record_intervals = !trace_path.empty() || !timeline_path.empty();
@@ -74,7 +115,19 @@ int run_simulate_command(const std::vector<std::string>& args) {
   std::cout << format_report(report, report_format);
   // Written only now that the step simulated, each whole or not at all.
   if (!trace_path.empty()) {
-    write_file_atomically(trace_path, format_trace(scenario, workload, programs, timeline));
+    AtomicOutputFile out(trace_path);
+    double written = 0;
+    write_trace(scenario, workload, programs, timeline, [&](const std::string& piece) {
+      written += static_cast<double>(piece.size());
+      if (trace_limit > 0 && written > trace_limit) {
+        throw std::runtime_error(
+            fmt::format("cannot write '{}': the trace grew past --trace-limit "
+                        "{:g} MiB (nothing written)",
+                        trace_path, trace_limit_mib));
+      }
+      out.write(piece);
+    });
+    out.commit();
   }
   if (!timeline_path.empty()) {
     write_file_atomically(timeline_path, format_svg_timeline(scenario, timeline));

@@ -1,6 +1,7 @@
 // trident sweep: one simulation per point of a cartesian product of settings, each in its own
 // child process (this binary's `simulate --format csv`), rows streamed to CSV in point order.
 #include <boost/program_options.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/child_runner.h"
@@ -8,10 +9,12 @@
 #include "cli/commands.h"
 #include "cli/progress_line.h"
 #include "cli/sweep_csv.h"
+#include "cli/sweep_manifest.h"
 #include "cli/sweep_output.h"
 #include "cli/sweep_points.h"
 #include "config/scenario.h"
 #include "core/errors.h"
+#include "core/output_file.h"
 #include "report/writers.h"
 
 namespace po = boost::program_options;
@@ -32,6 +35,10 @@ const char* kSweepHelp =
     "(bubble_fraction beside ideal_bubble_fraction, the closed form (p-1)/(m+p-1)), then\n"
     "status: ok, \"does not fit\" (ran, but a GPU's memory exceeds its HBM) or \"error: WHY\"\n"
     "(no report; the sweep goes on). Rows are in point order, whatever finishes first.\n"
+    "A point that fails for an outside reason -- killed by a signal (SIGKILL from the OOM\n"
+    "killer, SIGTERM) or by --point-timeout -- gets the status \"error: interrupted: WHY\", and\n"
+    "--resume runs it again; a point that fails on its input keeps its row.\n"
+    "A sweep has at most 100000 points (counted before any runs).\n"
     "Exit status 0 when every point has its row, failed or not; 2 on bad options or scenario.\n"
     "\n"
     "options";
@@ -52,17 +59,27 @@ int run_sweep_command(const std::vector<std::string>& args) {
   std::vector<std::string> varies, sets;
   std::string out_path, shard_text, fidelity;
   int jobs = 0;
+  double point_timeout = 0;
   opts.add_options()("help,h", "show this help")(
       "vary", po::value(&varies)->composing(),
       "an axis: KEY=V1,V2,... (repeatable); commas inside [..] stay in the value: "
       "--vary \"plan.placement=[tensor, data, pipeline],[data, tensor, pipeline]\"")(
       "set", po::value(&sets)->composing(), "a fixed override for every point (as simulate)")(
-      "jobs,j", po::value(&jobs), "points simulated at once (default: the number of CPUs)")(
+      "jobs,j", po::value(&jobs),
+      "points simulated at once (default: the number of CPUs; capped at 4 per CPU and by the "
+      "open-file limit, 2 descriptors per job)")(
+      "point-timeout", po::value(&point_timeout),
+      "seconds one point may run before it is killed (default 0: no limit); its row says "
+      "\"error: interrupted: timed out after N s\"")(
       "out,o", po::value(&out_path),
-      "write the CSV to FILE (default stdout); rows are appended and synced one by one")(
+      "write the CSV to FILE (default stdout); rows are appended and synced one by one. "
+      "FILE is locked while the sweep runs (a second sweep on it refuses) and FILE.manifest "
+      "beside it records the point count, the shard and a fingerprint of the inputs")(
       "resume",
-      "keep the rows already in --out and run only the missing points; a sweep "
-      "killed at any moment and resumed gives the same file as one uninterrupted run")(
+      "keep the rows already in --out and run only the missing points (and the interrupted "
+      "ones); a sweep killed at any moment and resumed gives the same file as one "
+      "uninterrupted run. Refused when the scenario, a file it reads, --set, --vary or "
+      "--fidelity changed since FILE was started")(
       "shard", po::value(&shard_text),
       "I/N: run only points whose index is I modulo N (0 <= I < N); join the shards' files "
       "with `trident merge` (scripts/slurm_sweep.sh does both on Slurm)")(
@@ -72,7 +89,11 @@ int run_sweep_command(const std::vector<std::string>& args) {
   if (!parse_command_line(args, opts, 1, "missing SCENARIO file", &positional, &vm)) return 0;
   const std::string& scenario_path = positional.front();
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
+  if (!(point_timeout >= 0)) throw po::error("--point-timeout must be 0 (no limit) or more");
   if (jobs < 1) jobs = available_cpus();
+  std::string jobs_note;
+  jobs = cap_jobs(jobs, &jobs_note);
+  if (!jobs_note.empty()) std::cerr << "trident sweep: " << jobs_note << "\n";
   const bool resume = vm.count("resume") > 0;
   if (resume && out_path.empty()) throw po::error("--resume needs --out FILE");
   check_fidelity_option(fidelity);
@@ -89,6 +110,8 @@ int run_sweep_command(const std::vector<std::string>& args) {
                     scenario_path);
   }
   const std::vector<SweepPoint> planned = select_shard(expand_points(axes), shard);
+  const SweepManifest manifest =
+      current_manifest(count_points(axes), shard.index, shard.count, sets, varies, fidelity);
 
   const std::string report_header = csv_header();
   std::vector<std::string> header_fields;
@@ -99,7 +122,24 @@ int run_sweep_command(const std::vector<std::string>& args) {
     if (header_fields[i] == "fits_in_memory") fits_column = i;
   }
 
-  SweepOutput output(out_path, sweep_header(axes, report_header), planned, resume);
+  // The output must not be an input: the scenario, its files, or a file an axis names.
+  std::vector<std::string> axis_values;
+  for (const SweepAxis& a : axes)
+    axis_values.insert(axis_values.end(), a.values.begin(), a.values.end());
+  check_not_an_input("out", out_path, axis_values);
+  if (!out_path.empty()) {
+    std::string problem = output_path_problem(out_path);
+    std::error_code ec;
+    const std::string target = output_target(out_path);
+    const bool file =
+        !std::filesystem::exists(target, ec) || std::filesystem::is_regular_file(target, ec);
+    if (problem.empty() && file) {
+      const std::string manifest_problem = output_path_problem(manifest_path(out_path));
+      if (!manifest_problem.empty()) problem = "its manifest FILE.manifest: " + manifest_problem;
+    }
+    if (!problem.empty()) throw po::error("--out: " + problem);
+  }
+  SweepOutput output(out_path, sweep_header(axes, report_header), planned, resume, manifest);
   std::vector<size_t> to_run;  // positions in `planned`
   for (size_t i = 0; i < planned.size(); ++i) {
     if (!output.has_row(i)) to_run.push_back(i);
@@ -127,7 +167,8 @@ int run_sweep_command(const std::vector<std::string>& args) {
         const SweepPoint& point = planned[to_run[i]];
         std::string report_row, status;
         if (!result.ok()) {
-          status = "error: " + result.failure();
+          status =
+              std::string(result.interrupted() ? kInterruptedStatus : "error: ") + result.failure();
         } else if ((report_row = report_row_of(result.out, report_header)).empty()) {
           status = "error: unexpected output from simulate";
         } else {
@@ -143,7 +184,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
         output.add(to_run[i], sweep_row(point, report_row, report_columns, status));
         progress.item_done(point_failed);
       },
-      [&] { progress.tick(); });
+      [&] { progress.tick(); }, 250, point_timeout);
   output.finish();
   progress.finish();
   if (failed > 0 || not_fitting > 0) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/errors.h"
+#include "core/utf8.h"
 
 namespace trident {
 namespace {
@@ -25,8 +26,12 @@ bool is_index(const std::string& s) {
 
 }  // namespace
 
+bool SweepFileContent::Row::interrupted() const {
+  return !fields.empty() && fields.back().rfind(kInterruptedStatus, 0) == 0;
+}
+
 std::string csv_field(const std::string& value) {
-  std::string v = value;
+  std::string v = sanitize_utf8(value);
   for (char& c : v) {
     if (c == '\n' || c == '\r') c = ' ';
   }

@@ -13,6 +13,10 @@
 
 namespace trident {
 
+// The status prefix of a point that failed for an outside reason (a signal, a time limit):
+// `sweep --resume` runs such points again.
+constexpr const char kInterruptedStatus[] = "error: interrupted: ";
+
 // `value` as one CSV field: line breaks become spaces; quoted when it holds a comma, a quote,
 // or leading/trailing spaces.
 std::string csv_field(const std::string& value);
@@ -37,6 +41,8 @@ struct SweepFileContent {
     int index = 0;
     std::vector<std::string> fields;  // unquoted: index, varied values, report, status
     std::string line;                 // the whole line, with '\n'
+    // Whether its status (the last field) starts with kInterruptedStatus.
+    bool interrupted() const;
   };
   std::vector<Row> rows;      // complete rows, in file order
   size_t complete_bytes = 0;  // length of the header and complete rows

@@ -1,6 +1,8 @@
 #include "cli/sweep_output.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +14,7 @@
 
 #include "cli/sweep_csv.h"
 #include "core/errors.h"
+#include "core/output_file.h"
 
 namespace trident {
 namespace {
@@ -51,7 +54,8 @@ void sync_directory_of(const std::string& path) {
 }  // namespace
 
 SweepOutput::SweepOutput(const std::string& path, const std::string& header,
-                         const std::vector<SweepPoint>& planned, bool resume)
+                         const std::vector<SweepPoint>& planned, bool resume,
+                         const SweepManifest& manifest)
     : path_(path), rows_(planned.size()) {
   if (path.empty()) {
     fd_ = 1;
@@ -59,20 +63,44 @@ SweepOutput::SweepOutput(const std::string& path, const std::string& header,
     return;
   }
   sync_ = true;
+  // Open without truncating, lock, and only then look at or cut what is there.
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw open_error(path);
+  lock_fd_ = fd_;
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    SourceLocation where;
+    where.file = path;
+    throw ConfigError(where,
+                      "another trident sweep is writing this file (it holds its lock); wait for "
+                      "it to finish or choose another --out");
+  }
+  struct stat st {};
+  const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
   SweepFileContent old;
-  if (resume && std::filesystem::exists(path)) old = parse_sweep_file(read_all(path), path);
-  if (old.header.empty()) {  // a fresh file
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw open_error(path);
+  if (resume && regular && st.st_size > 0) {
+    old = parse_sweep_file(read_all(path), path);
+    if (!old.header.empty()) {
+      if (old.header != header) {
+        throw resume_error(path,
+                           "its header differs from this sweep's (other varied keys or "
+                           "another trident version)");
+      }
+      if (const std::optional<SweepManifest> before = read_manifest(path)) {
+        const std::string changed = manifest_differences(*before, manifest);
+        if (!changed.empty()) {
+          throw resume_error(path, "it was written with other inputs (" + changed + ")");
+        }
+      }
+    }
+  }
+  if (!regular || old.header.empty()) {  // a fresh file
+    if (regular && ::ftruncate(fd_, 0) != 0) throw io_error("cannot truncate", path);
+    if (regular) write_file_atomically(manifest_path(path), manifest_json(manifest));
     write_line(header);
     sync_directory_of(path);
     return;
   }
-  if (old.header != header) {
-    throw resume_error(path,
-                       "its header differs from this sweep's (other varied keys or "
-                       "another trident version)");
-  }
+  write_file_atomically(manifest_path(path), manifest_json(manifest));
   std::map<int, size_t> position_of;
   for (size_t i = 0; i < planned.size(); ++i) position_of[planned[i].index] = i;
   bool prefix = true;
@@ -94,22 +122,31 @@ SweepOutput::SweepOutput(const std::string& path, const std::string& header,
     if (!rows_[it->second].empty()) {
       throw resume_error(path, "it holds point " + std::to_string(row.index) + " twice");
     }
+    if (row.interrupted()) {  // run again: the row is rewritten
+      prefix = false;
+      continue;
+    }
     rows_[it->second] = row.line;
     prefix = prefix && it->second == r;
     ++resumed_;
   }
   if (prefix) {
     // Keep the file; cut a torn last line and append after the complete rows.
-    fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd_ < 0) throw open_error(path);
-    if (::ftruncate(fd_, static_cast<off_t>(old.complete_bytes)) != 0) {
+    if (::ftruncate(fd_, static_cast<off_t>(old.complete_bytes)) != 0 ||
+        ::lseek(fd_, static_cast<off_t>(old.complete_bytes), SEEK_SET) < 0) {
       throw io_error("cannot truncate", path);
     }
     next_ = old.rows.size();
   } else {
-    tmp_path_ = path + ".tmp";
-    fd_ = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw open_error(tmp_path_);
+    // A short temporary name beside the file (the file's own may be as long as allowed).
+    std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    std::string pattern = (dir / ".trident-sweep-XXXXXX").string();
+    fd_ = ::mkstemp(pattern.data());
+    if (fd_ < 0) throw open_error(pattern);
+    ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
+    ::fchmod(fd_, st.st_mode & 07777);
+    tmp_path_ = pattern;
     write_line(header);
   }
   flush_ready();
@@ -117,6 +154,8 @@ SweepOutput::SweepOutput(const std::string& path, const std::string& header,
 
 SweepOutput::~SweepOutput() {
   if (fd_ > 2) ::close(fd_);
+  if (lock_fd_ >= 0 && lock_fd_ != fd_) ::close(lock_fd_);
+  if (!tmp_path_.empty()) ::unlink(tmp_path_.c_str());
 }
 
 void SweepOutput::write_line(const std::string& line) {
@@ -124,11 +163,16 @@ void SweepOutput::write_line(const std::string& line) {
   while (done < line.size()) {
     const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw io_error("cannot write", tmp_path_.empty() ? path_ : tmp_path_);
+    if (n <= 0) throw io_error("cannot write", stream_name());
     done += static_cast<size_t>(n);
   }
   // EINVAL: a pipe or terminal given as --out, which cannot be synced (nor resumed).
-  if (sync_ && ::fsync(fd_) != 0 && errno != EINVAL) throw io_error("cannot sync", path_);
+  if (sync_ && ::fsync(fd_) != 0 && errno != EINVAL) throw io_error("cannot sync", stream_name());
+}
+
+std::string SweepOutput::stream_name() const {
+  if (path_.empty()) return "standard output";
+  return tmp_path_.empty() ? path_ : tmp_path_;
 }
 
 void SweepOutput::flush_ready() {
@@ -147,7 +191,7 @@ void SweepOutput::finish() {
   if (next_ != rows_.size()) throw std::logic_error("SweepOutput::finish: rows missing");
   if (tmp_path_.empty()) return;
   ::close(fd_);
-  fd_ = -1;
+  fd_ = lock_fd_;  // still locked until the rename is done
   if (::rename(tmp_path_.c_str(), path_.c_str()) != 0) throw io_error("cannot rename", tmp_path_);
   sync_directory_of(path_);
   tmp_path_.clear();

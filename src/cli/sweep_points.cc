@@ -144,11 +144,31 @@ std::vector<SweepAxis> combine_axes(const std::vector<SweepAxis>& scenario_axes,
   return axes;
 }
 
+long long count_points(const std::vector<SweepAxis>& axes) {
+  if (axes.empty()) return 0;
+  long long total = 1;
+  for (const SweepAxis& a : axes) {
+    total *= static_cast<long long>(a.values.size());
+    if (total > kMaxSweepPoints) return kMaxSweepPoints + 1;
+  }
+  return total;
+}
+
 std::vector<SweepPoint> expand_points(const std::vector<SweepAxis>& axes) {
   std::vector<SweepPoint> points;
   if (axes.empty()) return points;
-  size_t total = 1;
-  for (const SweepAxis& a : axes) total *= a.values.size();
+  if (count_points(axes) > kMaxSweepPoints) {
+    std::string sizes;
+    for (const SweepAxis& a : axes) {
+      sizes += (sizes.empty() ? "" : " x ") + std::to_string(a.values.size());
+    }
+    SourceLocation where;
+    where.file = "--vary";
+    throw ConfigError(where, "the sweep has more than the limit of " +
+                                 std::to_string(kMaxSweepPoints) + " points (axes of " + sizes +
+                                 " values); split it into several sweeps");
+  }
+  const size_t total = static_cast<size_t>(count_points(axes));
   points.reserve(total);
   for (size_t i = 0; i < total; ++i) {
     SweepPoint p;

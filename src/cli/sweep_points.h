@@ -42,8 +42,17 @@ struct SweepPoint {
   std::vector<std::string> values;
 };
 
+// The most points a sweep may have (the product of its axes' sizes), checked before any is
+// built: each point is a process, and 28 million of them exhausted memory before one ran.
+constexpr long long kMaxSweepPoints = 100000;
+
+// Returns the number of points of `axes` (the product of their sizes; 0 without axes), or
+// kMaxSweepPoints + 1 when it is larger than kMaxSweepPoints.
+long long count_points(const std::vector<SweepAxis>& axes);
+
 // The cartesian product of `axes`, first axis outermost (slowest-varying), last axis fastest:
 // for axes a = {1, 2} and b = {x, y}: (1, x), (1, y), (2, x), (2, y). No axes: no points.
+// Throws ConfigError (file "--vary") naming kMaxSweepPoints when there would be more.
 std::vector<SweepPoint> expand_points(const std::vector<SweepAxis>& axes);
 
 // `--shard i/N`: 0 <= i < N. Parses "i/N"; throws ConfigError (file "--shard") otherwise.

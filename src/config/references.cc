@@ -1,6 +1,8 @@
 #include "config/references.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -10,40 +12,66 @@
 #include "config/hf_import.h"
 #include "config/json_tree.h"
 #include "config/limits.h"
+#include "core/input_files.h"
 
 namespace trident {
+
+namespace {
+
+// What a FIFO or socket is, for messages.
+const char* file_type_name(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO or pipe (it would wait for a writer)";
+  return "a socket";
+}
+
+}  // namespace
 
 std::string read_input_file(const std::string& path) {
   SourceLocation where;
   where.file = path;
   const std::string limit = std::to_string(limits::kMaxInputBytes >> 20) + " MiB";
+  // O_NONBLOCK: opening a FIFO without a writer must not block; FIFOs and sockets are refused.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    throw ConfigError(where, std::string("cannot open file: ") + std::strerror(errno));
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    const std::string reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw ConfigError(where, "cannot open file: " + reason);
   }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   if (S_ISDIR(st.st_mode)) {
     throw ConfigError(where, "cannot open file: it is a directory (expected a YAML or JSON file)");
   }
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+    throw ConfigError(where, std::string("cannot read file: it is ") + file_type_name(st.st_mode) +
+                                 " (expected a YAML or JSON file)");
+  }
+  // A device is read (bounded: /dev/zero stops at the limit) with blocking reads again.
+  if (!S_ISREG(st.st_mode)) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   if (S_ISREG(st.st_mode) && st.st_size > limits::kMaxInputBytes) {
     throw ConfigError(where, "file is " + std::to_string(st.st_size) +
                                  " bytes, more than the limit of " + limit +
                                  " for a configuration file");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw ConfigError(where, std::string("cannot open file: ") + std::strerror(errno));
-  }
-  // Bounded read: a pipe or device has no size to check beforehand.
+  // Bounded read: a device has no size to check beforehand, a file may grow.
   std::string text;
   char buffer[65536];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw ConfigError(where, std::string("cannot read file: ") + std::strerror(errno));
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
     if (static_cast<std::int64_t>(text.size()) > limits::kMaxInputBytes) {
       throw ConfigError(where,
                         "file is larger than the limit of " + limit + " for a configuration file");
     }
   }
-  if (in.bad()) throw ConfigError(where, std::string("cannot read file: ") + std::strerror(errno));
+  record_input_file(path, static_cast<std::uint64_t>(st.st_dev),
+                    static_cast<std::uint64_t>(st.st_ino), text);
   return text;
 }
 

@@ -13,9 +13,10 @@
 
 namespace trident {
 
-// Returns the contents of the file at `path`. Throws ConfigError naming `path` (as the user
-// wrote it) when it cannot be read, is a directory, or is larger than limits::kMaxInputBytes
-// (checked before reading, and while reading pipes and devices).
+// Returns the contents of the file at `path` and records it (core/input_files.h). Throws
+// ConfigError naming `path` (as the user wrote it) when it cannot be read, is a directory, is
+// a FIFO or socket (which would block forever), or is larger than limits::kMaxInputBytes
+// (checked before reading, and while reading devices).
 std::string read_input_file(const std::string& path);
 
 // Reads the file at `path` (as the user wrote it; a model's may carry "hf:" and name a

@@ -19,7 +19,7 @@ struct SimOptions {
   bool record_intervals = true;
   // The trace-size budget: when recording would give more closed-form TP intervals (those of
   // fused passes) than this, only data-parallel rank 0's are recorded (the others are copies).
-  long max_closed_form_intervals = 250000;
+  long max_closed_form_intervals = kTraceClosedFormBudget;
 };
 
 // Simulates one step of `scenario` with the given per-stage work and programs, taking the

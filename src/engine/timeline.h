@@ -14,6 +14,10 @@
 
 namespace trident {
 
+// The trace-size budget the engine records under by default: past this many closed-form TP
+// intervals (those of fused passes), only data-parallel rank 0's are recorded.
+constexpr long kTraceClosedFormBudget = 250000;
+
 enum class IntervalKind : std::uint8_t {
   kForward,    // forward pass of a micro-batch (compute, with fused TP all-reduces)
   kBackward,   // backward pass of a micro-batch

@@ -8,6 +8,8 @@
 #include <simgrid/s4u/NetZone.hpp>
 #include <string>
 
+#include "core/errors.h"
+
 namespace sg4 = simgrid::s4u;
 
 namespace trident {
@@ -37,14 +39,28 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
       network_efficiency_(c.network.protocol_efficiency),
       nvlink_latency_(c.nvlink.latency),
       network_latency_(c.network.latency) {
+  const std::string problem = platform_shape_problem(c);
+  if (!problem.empty()) throw SimulationError("cannot build the platform: " + problem);
+  try {
+    build(c, host_speed, gpus_used);
+  } catch (const std::exception& e) {
+    // SimGrid reports a malformed platform with an exception: never let it escape as an abort.
+    throw SimulationError(std::string("cannot build the platform: ") + e.what());
+  }
+}
+
+void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used) {
+  const int gpn = c.gpus_per_node;
   const int islands = (gpus_used + island_size_ - 1) / island_size_;
   const int nics = c.network.nics_per_node;
   const double nvl_lat = c.nvlink.latency / 2, net_lat = c.network.latency / 2;
   const bool fat_tree = c.network.topology == Topology::kFatTree;
-  // A leaf group holds whole islands.
-  const int nodes_per_island = std::max(1, island_size_ / c.gpus_per_node);
-  const int islands_per_group =
-      fat_tree ? std::max(1, c.network.nodes_per_leaf / nodes_per_island) : islands;
+  // A leaf group holds whole islands and whole nodes: islands of a node or more than a node
+  // (island_size a multiple of gpus_per_node), or several islands per node (a divisor).
+  const int islands_per_group = !fat_tree ? islands
+                                : island_size_ >= gpn
+                                    ? std::max(1, c.network.nodes_per_leaf / (island_size_ / gpn))
+                                    : std::max(1, c.network.nodes_per_leaf) * (gpn / island_size_);
   const int groups = (islands + islands_per_group - 1) / islands_per_group;
 
   sg4::NetZone* root = sg4::create_star_zone("fabric");
@@ -57,15 +73,18 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
     }
     const int first_island = grp * islands_per_group;
     const int last_island = std::min(islands, first_island + islands_per_group);
+    const int group_first_node = first_island * island_size_ / gpn;
+    // NICs of the group's nodes, node by node; GPU i of a node uses NIC i mod nics. Islands
+    // smaller than a node share their node's NICs, created with its first island.
+    std::vector<sg4::Link*> nic_up, nic_down;
+    int nodes_built = 0;
     for (int isl = first_island; isl < last_island; ++isl) {
       std::vector<sg4::Host*> members;
-      std::vector<sg4::Link*> up, down, nic_up, nic_down;
-      // NICs of every node of the island; GPU i of a node uses NIC i mod nics.
-      const int first_node = isl * island_size_ / c.gpus_per_node;
-      const int island_nodes = std::max(1, island_size_ / c.gpus_per_node);
-      for (int n = 0; n < island_nodes; ++n) {
+      std::vector<sg4::Link*> up, down;
+      const int last_node = ((isl + 1) * island_size_ - 1) / gpn;  // of this island
+      for (int n = group_first_node + nodes_built; n <= last_node; ++n, ++nodes_built) {
         for (int j = 0; j < nics; ++j) {
-          const std::string nm = "nic" + std::to_string(first_node + n) + "_" + std::to_string(j);
+          const std::string nm = "nic" + std::to_string(n) + "_" + std::to_string(j);
           nic_up.push_back(make_link(zone, nm + "_up", c.network.nic_bandwidth, net_lat));
           nic_down.push_back(make_link(zone, nm + "_down", c.network.nic_bandwidth, net_lat));
         }
@@ -77,8 +96,7 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
         members.push_back(h);
         up.push_back(make_link(zone, "nvl" + name + "_up", c.nvlink.bandwidth, nvl_lat));
         down.push_back(make_link(zone, "nvl" + name + "_down", c.nvlink.bandwidth, nvl_lat));
-        const int nic =
-            (gpu / c.gpus_per_node - first_node) * nics + (gpu % c.gpus_per_node) % nics;
+        const int nic = (gpu / gpn - group_first_node) * nics + (gpu % gpn) % nics;
         zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route({nic_up[nic]}), false);
         zone->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, route({nic_down[nic]}),
                         false);
@@ -100,7 +118,7 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
       auto* gw = zone->create_router("leaf" + std::to_string(grp) + "_gw");
       zone->add_route(gw, nullptr, nullptr, nullptr, {}, false);
       zone->add_route(nullptr, gw, nullptr, nullptr, {}, false);
-      const int group_nodes = (last_island - first_island) * nodes_per_island;
+      const int group_nodes = nodes_built;
       const double uplink =
           group_nodes * nics * c.network.nic_bandwidth / c.network.oversubscription;
       sg4::Link* gu = make_link(root, "leaf" + std::to_string(grp) + "_up", uplink, 0);
@@ -112,6 +130,18 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
   }
   root->seal();
   hosts_.resize(gpus_used);
+}
+
+std::string platform_shape_problem(const ClusterSpec& c) {
+  const int island = c.nvlink.island_size, gpn = c.gpus_per_node;
+  if (island < 1 || gpn < 1 || c.network.nics_per_node < 1) {
+    return "island_size, gpus_per_node and nics_per_node must be at least 1";
+  }
+  if (gpn % island != 0 && island % gpn != 0) {
+    return "an NVLink island of " + std::to_string(island) + " GPUs neither divides nor spans " +
+           "whole nodes of " + std::to_string(gpn) + " GPUs";
+  }
+  return "";
 }
 
 }  // namespace trident

@@ -9,11 +9,13 @@
 //
 // GPUs sit directly in their leaf group (or in the root for a single switch): SimGrid checks
 // every new link's and host's name against every zone, so few zones keep building 16k GPUs
-// fast. Latencies split half on each side, so GPU-to-GPU latency is nvlink.latency inside an
-// island and network.latency across islands.
+// fast. Islands smaller than a node (two NVLink domains per node, PCIe pairs) share their
+// node's NICs; a leaf group then holds whole nodes. Latencies split half on each side, so
+// GPU-to-GPU latency is nvlink.latency inside an island and network.latency across islands.
 #ifndef TRIDENT_PLATFORM_PLATFORM_H_
 #define TRIDENT_PLATFORM_PLATFORM_H_
 
+#include <string>
 #include <vector>
 
 #include "config/cluster.h"
@@ -28,10 +30,16 @@ namespace trident {
 // (CM02, no cross traffic, no TCP window). Requires that no zone exists yet.
 void configure_network_model();
 
+// Returns why SimGrid cannot be given `cluster`'s shape (an island that neither divides nor
+// spans whole nodes), or "" when it can.
+std::string platform_shape_problem(const ClusterSpec& cluster);
+
 class Platform {
  public:
   // Builds the islands holding GPUs [0, gpus_used) of `cluster`. Requires
-  // configure_network_model() first and 0 < gpus_used <= cluster.total_gpus().
+  // configure_network_model() first and 0 < gpus_used <= cluster.total_gpus(). Throws
+  // SimulationError when the shape cannot be built (platform_shape_problem) or SimGrid rejects
+  // the platform.
   Platform(const ClusterSpec& cluster, double host_speed, int gpus_used);
 
   simgrid::s4u::Host* host(int gpu) const { return hosts_[gpu]; }
@@ -51,6 +59,8 @@ class Platform {
   int gpus() const { return static_cast<int>(hosts_.size()); }
 
  private:
+  void build(const ClusterSpec& cluster, double host_speed, int gpus_used);
+
   std::vector<simgrid::s4u::Host*> hosts_;
   int island_size_;
   double nvlink_efficiency_;

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/utf8.h"
+
 namespace trident {
 namespace {
 
@@ -31,7 +33,8 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-std::string csv_quoted(const std::string& s) {
+std::string csv_quoted(const std::string& raw) {
+  const std::string s = sanitize_utf8(raw);
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) {
@@ -152,7 +155,7 @@ std::string format_json(const std::vector<ComparedVariant>& variants,
     list.push_back(std::move(e));
   }
   j["variants"] = std::move(list);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string format_csv(const std::vector<ComparedVariant>& variants) {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/utf8.h"
+
 namespace trident {
 namespace {
 
@@ -36,7 +38,9 @@ struct Group {
   std::array<double, kClasses> px{};  // pixels covered per class
 };
 
-std::string xml_escape(const std::string& s) {
+// Escapes markup, after making `raw` valid XML text (UTF-8, no control characters).
+std::string xml_escape(const std::string& raw) {
+  const std::string s = sanitize_utf8(raw);
   std::string o;
   for (char c : s) {
     switch (c) {

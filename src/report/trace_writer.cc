@@ -150,6 +150,37 @@ std::string gpu_list_name(const std::vector<int>& gpus) {
 
 std::string format_trace(const Scenario& sc, const Workload& w,
                          const std::vector<StageProgram>& programs, const Timeline& tl) {
+  std::string out;
+  write_trace(sc, w, programs, tl, [&out](const std::string& piece) { out += piece; });
+  return out;
+}
+
+std::int64_t estimate_trace_bytes(const Scenario& sc, const std::vector<StageProgram>& programs,
+                                  bool full) {
+  const PlanSpec& p = sc.plan;
+  const double replicas = static_cast<double>(p.data) * (full ? p.tensor : 1);
+  double instrs = 0, passes = 0;
+  for (const StageProgram& prog : programs) {
+    instrs += static_cast<double>(prog.instrs.size());
+    for (const Instr& i : prog.instrs) {
+      passes += i.kind == InstrKind::kForward || i.kind == InstrKind::kBackward;
+    }
+  }
+  double events = instrs * replicas;
+  if (p.tensor > 1 && p.pipeline > 0) {
+    // Two collectives per layer and pass; closed-form ones past the budget for DP rank 0 only.
+    const double layers_per_pass =
+        static_cast<double>(sc.model.num_layers) / p.pipeline / std::max(1, p.virtual_stages);
+    const double tp = passes * layers_per_pass * 2 * replicas;
+    // The engine records closed-form TP intervals for data rank 0 only past its budget.
+    events += !full && tp > kTraceClosedFormBudget ? tp / p.data : tp;
+  }
+  const double bytes = 150 * events;
+  return bytes > 9e18 ? static_cast<std::int64_t>(9e18) : static_cast<std::int64_t>(bytes);
+}
+
+void write_trace(const Scenario& sc, const Workload& w, const std::vector<StageProgram>& programs,
+                 const Timeline& tl, const std::function<void(const std::string&)>& sink) {
   const PlanSpec& plan = sc.plan;
   const int v = w.stages.empty() ? 1 : static_cast<int>(w.stages.front().chunks.size());
   const std::vector<ActorEvents> all = step_events(sc, w, programs, tl);
@@ -177,12 +208,18 @@ std::string format_trace(const Scenario& sc, const Workload& w,
       "per simulated actor: compute, comm (what it waits on from the network), send (transfers "
       "it sources); micro-batches, chunks, layers and stages count from 0";
 
-  std::string out =
-      "{\"displayTimeUnit\":\"ms\",\"otherData\":" + other.dump() + ",\"traceEvents\":[\n";
+  // Names may hold bytes that are not UTF-8: replaced (U+FFFD), never a failed dump.
+  std::string out = "{\"displayTimeUnit\":\"ms\",\"otherData\":" +
+                    other.dump(-1, ' ', false, Json::error_handler_t::replace) +
+                    ",\"traceEvents\":[\n";
   bool first = true;
-  auto emit = [&out, &first](const std::string& event) {
+  auto emit = [&out, &first, &sink](const std::string& event) {
     out += (first ? "" : ",\n") + event;
     first = false;
+    if (out.size() >= (1 << 16)) {
+      sink(out);
+      out.clear();
+    }
   };
   int last_node = -1, tid = 0;
   for (const ActorEvents* ae : order) {
@@ -233,7 +270,7 @@ std::string format_trace(const Scenario& sc, const Workload& w,
     }
   }
   out += "\n]}\n";
-  return out;
+  sink(out);
 }
 
 }  // namespace trident

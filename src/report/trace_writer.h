@@ -16,6 +16,8 @@
 #ifndef TRIDENT_REPORT_TRACE_WRITER_H_
 #define TRIDENT_REPORT_TRACE_WRITER_H_
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,19 @@ namespace trident {
 // newline.
 std::string format_trace(const Scenario& scenario, const Workload& workload,
                          const std::vector<StageProgram>& programs, const Timeline& timeline);
+
+// Writes the same trace as format_trace piece by piece to `sink` (a file, without holding the
+// whole text). Exceptions from `sink` propagate.
+void write_trace(const Scenario& scenario, const Workload& workload,
+                 const std::vector<StageProgram>& programs, const Timeline& timeline,
+                 const std::function<void(const std::string&)>& sink);
+
+// Returns an estimate of the trace's size in bytes from the plan alone (before simulating):
+// its passes, transfers and per-layer TP collectives for every simulated actor (`full`: one
+// per GPU, else one per TP group), at 150 bytes an event. Real traces run 1.5-2 times larger
+// (metadata, args); the estimate is meant as a lower bound to refuse hopeless traces early.
+std::int64_t estimate_trace_bytes(const Scenario& scenario,
+                                  const std::vector<StageProgram>& programs, bool full);
 
 // Returns how a list of GPUs is named in the trace: "GPU 5", "GPUs 8-15", "GPUs 0,8,16,24".
 std::string gpu_list_name(const std::vector<int>& gpus);

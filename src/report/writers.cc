@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/utf8.h"
+
 namespace trident {
 namespace {
 
@@ -50,7 +52,7 @@ const std::vector<Scalar>& scalars() {
 std::string csv_value(const Json& v) {
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_float()) return fmt::format("{:.10g}", v.get<double>());
-  return v.dump();
+  return sanitize_utf8(v.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 }  // namespace
@@ -110,7 +112,8 @@ std::string format_json(const Report& r) {
                       {"microbatches_in_flight", s.microbatches_in_flight}});
   }
   j["stages"] = std::move(stages);
-  return j.dump(2) + "\n";
+  // Names may hold bytes that are not UTF-8: replaced (U+FFFD), never a failed dump.
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::string csv_header() {

@@ -3,7 +3,10 @@
 //   0 a scenario file (it may reference the good cluster.yaml, model.yaml, gpu.yaml and
 //     config.json beside it), 1 the plan file of a good scenario, 2 its cluster file, 3 its
 //     model file, 4 its Hugging Face config.json, 5 the GPU file of its cluster, 6 `--set`
-//     overrides (one per line) of a good scenario, 7 bare YAML and JSON trees;
+//     overrides (one per line) of a good scenario, 7 bare YAML and JSON trees, 8 the command
+//     line of a sweep or comparison (`--vary`, `--shard`, `--variant` arguments, one per line:
+//     axes combined and counted, points expanded within the point limit, the first point's
+//     overrides loaded), 9 merge inputs (a sweep CSV file and a FILE.manifest);
 // each file is also checked on its own, as `trident validate` does. Invariants, besides "no
 // crash, no sanitizer report, no exception other than ConfigError": the first problem that
 // validation records is the error loading throws; every message is one located line; a
@@ -17,6 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/compare_variants.h"
+#include "cli/sweep_csv.h"
+#include "cli/sweep_manifest.h"
+#include "cli/sweep_points.h"
 #include "config/diagnostics.h"
 #include "config/json_tree.h"
 #include "config/scenario.h"
@@ -101,6 +108,87 @@ void check_alone(const std::string& path) {
   for (const Problem& p : diag.problems()) check_message(p.text());
 }
 
+std::vector<std::string> lines_of(const std::string& text, size_t most) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= text.size() && lines.size() < most) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// Mode 8: --vary, --shard and --variant arguments as sweep and compare parse them.
+void fuzz_command_line(const std::string& text) {
+  std::vector<SweepAxis> varies;
+  Shard shard;
+  for (const std::string& line : lines_of(text, 8)) {
+    try {
+      if (line.rfind("shard ", 0) == 0) {
+        shard = parse_shard(line.substr(6));
+        if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count) fail("bad shard");
+      } else if (line.rfind("variant ", 0) == 0) {
+        parse_variant(line.substr(8));
+      } else {
+        varies.push_back(parse_vary(line));
+        if (varies.back().values.empty()) fail("an axis without values");
+      }
+    } catch (const ConfigError& e) {
+      check_message(e.what());
+    }
+  }
+  try {
+    const std::vector<SweepAxis> axes = combine_axes({}, varies);
+    const long long count = count_points(axes);
+    std::vector<SweepPoint> points;
+    try {
+      points = expand_points(axes);
+    } catch (const ConfigError& e) {
+      check_message(e.what());
+      if (count <= kMaxSweepPoints) fail("points refused below the limit");
+      return;
+    }
+    if (static_cast<long long>(points.size()) != count) fail("point count");
+    const std::vector<SweepPoint> mine = select_shard(points, shard);
+    if (mine.size() > points.size()) fail("shard larger than the sweep");
+    if (!points.empty()) {
+      const std::vector<std::string> sets = point_overrides(axes, points.front());
+      if (sets.size() != axes.size()) fail("overrides per point");
+      load_both_ways(g_dir + "/good.yaml", sets);
+    }
+  } catch (const ConfigError& e) {
+    check_message(e.what());
+  }
+}
+
+// Mode 9: what merge reads: the text as a sweep CSV file and as a manifest.
+void fuzz_merge_inputs(const std::string& text) {
+  try {
+    const SweepFileContent content = parse_sweep_file(text, "fuzz.csv");
+    if (content.complete_bytes > text.size()) fail("complete_bytes past the end");
+    std::string again = content.header;
+    for (const SweepFileContent::Row& row : content.rows) {
+      again += row.line;
+      if (row.fields.empty() || row.index < 0) fail("a row without its index");
+    }
+    if (again != text.substr(0, content.complete_bytes)) fail("rows do not rebuild the file");
+    if (content.torn != (content.complete_bytes < text.size())) fail("torn flag");
+  } catch (const ConfigError& e) {
+    check_message(e.what());
+  }
+  try {
+    const SweepManifest m = parse_manifest(text, "fuzz.csv.manifest");
+    const SweepManifest back = parse_manifest(manifest_json(m), "round trip");
+    if (back.fingerprint() != m.fingerprint() || back.shard_count != m.shard_count) {
+      fail("manifest round trip");
+    }
+    if (!manifest_differences(m, back).empty()) fail("a manifest differs from itself");
+  } catch (const ConfigError& e) {
+    check_message(e.what());
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -127,7 +215,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  const int mode = data[0] % 8;
+  const int mode = data[0] % 10;
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   const auto path = [](const char* name) { return g_dir + "/" + name; };
   // Nothing of an earlier input may leak into this one.
@@ -169,6 +257,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       load_both_ways(path("good.yaml"), overrides);
       return 0;
     }
+    case 8:
+      fuzz_command_line(text);
+      return 0;
+    case 9:
+      fuzz_merge_inputs(text);
+      return 0;
     default:
       for (auto parse : {&parse_yaml, &parse_json}) {
         try {
