@@ -9,6 +9,7 @@
 #include "config/schema.h"
 #include "config/section_readers.h"
 #include "config/yaml_tree.h"
+#include "core/text.h"
 
 namespace trident {
 namespace {
@@ -61,27 +62,38 @@ bool in_failed_section(const std::string& key, const std::vector<std::string>& f
   return false;
 }
 
-// Applies the scenario's `overrides:` map (dotted setting paths, as --set takes) in order.
-void apply_file_overrides(const MapReader& top, YamlNode& root,
-                          const std::vector<std::string>& failed) {
-  if (!top.opt_map("overrides")) return;  // throws when not a map
-  const YamlNodePtr overrides = root.find("overrides")->value;
-  for (const YamlEntry& e : overrides->entries) {
-    top.field([&] {
-      const std::string key_path = "overrides." + e.key;
-      const std::string error = schema_path_error(e.key);
-      if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
-      if (in_failed_section(e.key, failed)) return;
-      set_setting(root, e.key, e.value->clone(), e.key_mark, key_path);
-    });
-  }
-}
 
 // Replaces an inline cluster's `gpu:` path by the GPU file's map.
 void resolve_cluster_gpu(YamlNode& root, Diagnostics* diag) {
   YamlNode& cluster = *root.find("cluster")->value;
   if (cluster.is_map()) {
     resolve_reference(cluster, "gpu", "cluster.gpu", ConfigFileKind::kGpu, diag);
+  }
+}
+
+// Replaces a section's reference (path or library name) by the map it names.
+void resolve_section(YamlNode& root, const std::string& section, Diagnostics* diag) {
+  resolve_reference(root, section, section, section_kind(section), diag);
+  if (section_kind(section) == ConfigFileKind::kCluster) resolve_cluster_gpu(root, diag);
+}
+
+// Applies the scenario's `overrides:` map (dotted setting paths, as --set takes) in order:
+// with `sections`, only those that replace a whole section; else all others.
+void apply_file_overrides(const MapReader& top, YamlNode& root,
+                          const std::vector<std::string>& failed, bool sections,
+                          Diagnostics* diag) {
+  if (!top.opt_map("overrides")) return;  // throws when not a map
+  const YamlNodePtr overrides = root.find("overrides")->value;
+  for (const YamlEntry& e : overrides->entries) {
+    if (is_section_reference_key(e.key) != sections) continue;
+    top.field([&] {
+      const std::string key_path = "overrides." + e.key;
+      const std::string error = schema_path_error(e.key);
+      if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
+      if (in_failed_section(e.key, failed)) return;
+      set_setting(root, e.key, e.value->clone(), e.key_mark, key_path);
+      if (sections) resolve_section(root, e.key, diag);
+    });
   }
 }
 
@@ -97,7 +109,10 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
   Scenario s;
   s.path = path;
   YamlNodePtr root;
-  if (!attempt(diag, [&] { root = load_config_map(path, ConfigFileKind::kScenario, diag); })) {
+  if (!attempt(diag, [&] {
+        s.path = resolve_file_argument(path, {ConfigFileKind::kScenario});
+        root = load_config_map(s.path, ConfigFileKind::kScenario, diag);
+      })) {
     return s;
   }
   MapReader top(*root, "", root->mark, diag);
@@ -110,18 +125,26 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
   };
   for (const char* section : kSections) {
     const bool ok = top.field([&] {
-      top.require(section, "a path to a YAML file or an inline map");
-      resolve_reference(*root, section, section, section_kind(section), diag);
-      if (section_kind(section) == ConfigFileKind::kCluster) resolve_cluster_gpu(*root, diag);
+      top.require(section, "a path to a YAML file, a library name or an inline map");
+      resolve_section(*root, section, diag);
     });
     if (!ok) failed.push_back(section);
   }
-  top.field([&] { apply_file_overrides(top, *root, failed); });
-  for (const std::string& text : overrides) {
-    top.field([&] {
-      const Override ov = parse_override(text);
-      if (!in_failed_section(ov.key, failed)) apply_override(*root, ov);
-    });
+  // Whole sections swapped (`cluster: hgx-b200`) first, so that the other overrides apply
+  // to the new section whatever their order.
+  for (const bool sections : {true, false}) {
+    top.field([&] { apply_file_overrides(top, *root, failed, sections, diag); });
+    for (const std::string& text : overrides) {
+      // A bad override is reported once, in the second pass.
+      if (sections && !is_section_reference_key(trim(text.substr(0, text.find('='))))) continue;
+      top.field([&] {
+        const Override ov = parse_override(text);
+        if (is_section_reference_key(ov.key) != sections) return;
+        if (in_failed_section(ov.key, failed)) return;
+        apply_override(*root, ov);
+        if (sections) resolve_section(*root, ov.key, diag);
+      });
+    }
   }
   // An override may have named a GPU file (relative to the file it is written in).
   if (!is_failed("cluster") && !top.field([&] { resolve_cluster_gpu(*root, diag); })) {
