@@ -74,8 +74,8 @@ std::string unknown_name_message(const std::string& name,
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   const std::vector<std::string> dirs = library_directories();
-  std::string message = "`" + excerpt(name, 200) + "` is neither a file nor a " + what +
-                        " in the library";
+  std::string message =
+      "`" + excerpt(name, 200) + "` is neither a file nor a " + what + " in the library";
   if (!names.empty()) message += " (" + suggestion(name, names) + ")";
   message += dirs.empty() ? "; no library directory found (set TRIDENT_PATH)"
                           : "; searched " + join_names(dirs);

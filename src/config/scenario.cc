@@ -62,7 +62,6 @@ bool in_failed_section(const std::string& key, const std::vector<std::string>& f
   return false;
 }
 
-
 // Replaces an inline cluster's `gpu:` path by the GPU file's map.
 void resolve_cluster_gpu(YamlNode& root, Diagnostics* diag) {
   YamlNode& cluster = *root.find("cluster")->value;
