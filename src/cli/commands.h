@@ -20,6 +20,8 @@ int run_merge_command(const std::vector<std::string>& args);
 int run_validate_command(const std::vector<std::string>& args);
 // trident schema [--format markdown|json]: every setting, from the settings table
 int run_schema_command(const std::vector<std::string>& args);
+// trident list [clusters|models|gpus|scenarios]: the library, one line per file
+int run_list_command(const std::vector<std::string>& args);
 
 }  // namespace trident
 

@@ -21,6 +21,7 @@ const char* kUsage =
     "  compare SCENARIO    simulate variants side by side (--variant, --tp-placement intra,inter)\n"
     "  merge FILE...       join the CSV files of a sharded sweep (sweep --shard I/N)\n"
     "  validate FILE...    check scenario, cluster, GPU, model and plan files; list every problem\n"
+    "  list [KIND]         list the library (clusters, models, gpus, scenarios) usable by name\n"
     "  schema              print every setting: key, type, default, range, doc (docs/schema.md)\n"
     "\n"
     "Run `trident <command> --help` for the options of a command.\n"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     if (command == "merge") return trident::run_merge_command(args);
     if (command == "validate") return trident::run_validate_command(args);
     if (command == "schema") return trident::run_schema_command(args);
+    if (command == "list") return trident::run_list_command(args);
     std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   } catch (const trident::ConfigError& e) {
