@@ -58,9 +58,12 @@ int run_compare_command(const std::vector<std::string>& args) {
       "format", po::value(&format), "table (default), json or csv")(
       "fidelity", po::value(&fidelity), "passed to simulate: fast (default) or full")(
       "jobs,j", po::value(&jobs), "variants simulated at once (default: the number of CPUs)");
+  TrainingOptions training;
+  add_training_options(&opts, &training);
   std::vector<std::string> positional;
   po::variables_map vm;
   if (!parse_command_line(args, opts, 1, "missing SCENARIO file", &positional, &vm)) return 0;
+  append_training_sets(training, &sets);
   const std::string& scenario_path = positional.front();
   ReportFormat report_format;
   if (!parse_report_format(format, &report_format)) {

@@ -101,14 +101,18 @@ MapReader section_reader(const YamlNode& root, const std::string& section, Diagn
   return MapReader(*e->value, section, e->key_mark, diag);
 }
 
-}  // namespace
-
-Scenario check_scenario(const std::string& path, const std::vector<std::string>& overrides,
-                        Diagnostics* diag) {
+// check_scenario of the file at `path`, or of `text` (named `path` in messages) when given.
+Scenario check_scenario_source(const std::string& path, const std::string* text,
+                               const std::vector<std::string>& overrides, Diagnostics* diag) {
   Scenario s;
   s.path = path;
   YamlNodePtr root;
   if (!attempt(diag, [&] {
+        if (text != nullptr) {
+          root = parse_yaml(*text, path, diag);
+          if (!root->is_map()) throw ConfigError(location_of(root->mark, ""), "expected a map");
+          return;
+        }
         s.path = resolve_file_argument(path, {ConfigFileKind::kScenario});
         root = load_config_map(s.path, ConfigFileKind::kScenario, diag);
       })) {
@@ -172,6 +176,18 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
   }
   top.field([&] { s.sweep = read_sweep(top); });
   return s;
+}
+
+}  // namespace
+
+Scenario check_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                        Diagnostics* diag) {
+  return check_scenario_source(path, nullptr, overrides, diag);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& label,
+                            const std::vector<std::string>& overrides) {
+  return check_scenario_source(label, &text, overrides, nullptr);
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

@@ -319,6 +319,12 @@ std::vector<SettingSection> build_sections() {
                               "Parameters per gradient bucket (overlap_grad_reduce)."),
                       "max(40M, 1M × data_parallel)"),
               "--ddp-bucket-size"),
+           number("train_tokens", 1, 1e18,
+                  "Tokens of the whole training run: the report adds days of training and "
+                  "GPU-hours (a plain number, 15e12; trident's --train-tokens takes 15T)."),
+           number("gpu_hour_price", 0, 1e9,
+                  "Price of one GPU-hour, any currency: with train_tokens the report adds "
+                  "the cost (trident's --gpu-hour-price)."),
        }});
   return out;
 }

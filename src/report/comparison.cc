@@ -117,6 +117,17 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
   row("peak memory", [](const Report& r) { return fmt::format("{:.1f} GiB", r.peak_memory_gib); });
   row("fits in memory",
       [](const Report& r) { return std::string(r.fits_in_memory ? "yes" : "NO"); });
+  const bool any_training = std::any_of(variants.begin(), variants.end(), [](const auto& v) {
+    return v.error.empty() && v.report.train_days.has_value();
+  });
+  if (any_training) {
+    const auto optional = [](const std::optional<double>& v, const char* format) {
+      return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
+    };
+    row("time to train", [&](const Report& r) { return optional(r.train_days, "{:.1f} days"); });
+    row("GPU-hours", [&](const Report& r) { return optional(r.gpu_hours, "{:.0f}"); });
+    row("cost", [&](const Report& r) { return optional(r.cost, "{:.0f}"); });
+  }
   bool first_error = true;
   for (const ComparedVariant& v : variants) {
     if (v.error.empty()) continue;
@@ -142,7 +153,7 @@ std::string format_json(const std::vector<ComparedVariant>& variants,
     } else {
       const std::vector<std::string> values = split_plain(csv_row(v.report));
       for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
-        e[keys[i]] = Json::parse(values[i]);
+        e[keys[i]] = values[i].empty() ? Json(nullptr) : Json::parse(values[i]);
       }
       e["tp_comm_share"] = comm_share(v.report.tp_comm_exposed_s, v.report.step_time_s);
       e["pp_comm_share"] = comm_share(v.report.pp_comm_exposed_s, v.report.step_time_s);
@@ -218,6 +229,12 @@ Report parse_report_json(const std::string& text) {
     r.hardware_flops_per_step = j.at("hardware_flops_per_step").get<double>();
     r.parameters = j.at("parameters").get<double>();
     r.sim_activities = j.at("sim_activities").get<unsigned long long>();
+    for (const auto& [key, field] :
+         {std::pair{"train_tokens", &Report::train_tokens},
+          std::pair{"train_days", &Report::train_days}, std::pair{"gpu_hours", &Report::gpu_hours},
+          std::pair{"cost", &Report::cost}}) {
+      if (j.contains(key) && !j.at(key).is_null()) r.*field = j.at(key).get<double>();
+    }
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("not a simulate report: ") + e.what());
