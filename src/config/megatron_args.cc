@@ -159,6 +159,20 @@ bool is_ignored(const std::string& name, std::string* why) {
   return false;
 }
 
+// `value` as a YAML scalar: as written when plain, else single-quoted (a string the loader
+// then refuses where a number is expected, naming the key).
+std::string yaml_scalar(const std::string& value) {
+  bool plain = !value.empty();
+  for (char c : value) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ||
+                      c == '_' || c == '+');
+  }
+  if (plain) return value;
+  std::string q = "'";
+  for (char c : value) q += c == '\'' ? std::string("''") : std::string(1, c);
+  return q + "'";
+}
+
 }  // namespace
 
 std::vector<std::string> split_shell_words(const std::string& text, const std::string& label) {
@@ -386,12 +400,12 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   y += "name: megatron-args\n";
   y += "description: " + model["num_layers"] + " layers, hidden " + model["hidden_size"] +
        ", from a Megatron-LM launch line\n";
-  y += "cluster: " + cluster + "\n";
-  if (nodes) y += "overrides:\n  cluster.nodes: " + *nodes + "  # torchrun --nnodes\n";
+  y += "cluster: " + yaml_scalar(cluster) + "\n";
+  if (nodes) y += "overrides:\n  cluster.nodes: " + yaml_scalar(*nodes) + "  # torchrun --nnodes\n";
   y += "model:\n  name: megatron-model\n";
-  for (const auto& [k, v] : model) y += "  " + k + ": " + v + "\n";
+  for (const auto& [k, v] : model) y += "  " + k + ": " + yaml_scalar(v) + "\n";
   y += "plan:\n";
-  for (const auto& [k, v] : plan) y += "  " + k + ": " + v + "\n";
+  for (const auto& [k, v] : plan) y += "  " + k + ": " + yaml_scalar(v) + "\n";
   out.yaml = y;
   return out;
 }
