@@ -326,6 +326,9 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   }
   if (has("--group-query-attention") && has("--num-query-groups")) {
     model["num_query_groups"] = get("--num-query-groups");
+  } else if (has("--num-query-groups")) {
+    out.ignored.push_back("--num-query-groups " + get("--num-query-groups") +
+                          " (Megatron uses it only with --group-query-attention)");
   }
   if (has("--recompute-method") && plan.count("recompute") && plan["recompute"] == "full" &&
       get("--recompute-method") == "block") {
