@@ -177,3 +177,17 @@ TEST_CASE("a bare section takes a reference that swaps the whole section", "[ref
              Catch::Contains("--set cluster=hgx-b20: cluster: `hgx-b20` is neither a file nor a "
                              "cluster in the library (did you mean `hgx-b200`?)"));
 }
+
+TEST_CASE("an inline cluster names its GPU; --set cluster.gpu swaps it", "[references]") {
+  const fs::path dir = fresh_dir("gpu");
+  write(dir / "s.yaml",
+        std::string("cluster:\n  name: c\n  gpu: h100-sxm5-80gb\n  nodes: 1\n  gpus_per_node: 8\n"
+                    "  nvlink: {island_size: 8, bandwidth: 450 GB/s, latency: 2 us}\n"
+                    "  network: {nics_per_node: 8, nic_bandwidth: 400 Gbps, latency: 5 us}\n"
+                    "model: llama3-8b\n") +
+            kPlan);
+  CHECK(load_scenario((dir / "s.yaml").string(), {}).cluster.gpu.name ==
+        load_cluster_file(repo("configs/clusters/dgx-h100.yaml")).gpu.name);
+  CHECK(load_scenario((dir / "s.yaml").string(), {"cluster.gpu=b200"}).cluster.gpu.name ==
+        load_cluster_file(repo("configs/clusters/hgx-b200.yaml")).gpu.name);
+}
