@@ -49,3 +49,21 @@ TEST_CASE("bad Megatron input: exit 2, one message naming each argument", "[mega
                                       "not modelled, refused: --overlap-param-gather"));
   CHECK_THAT(bad.err, Catch::Contains("--use-flash-attn"));
 }
+
+TEST_CASE("the launch line read from stdin", "[megatron][cli]") {
+  using trident::testing::shell_quote;
+  const std::string cmd = "cd " + shell_quote(TRIDENT_SOURCE_DIR) + " && " +
+                          shell_quote(TRIDENT_BINARY) +
+                          " simulate --megatron-args - --cluster hgx-b200 --format json < " + kLine;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  REQUIRE(::pclose(pipe) == 0);
+  const auto j = nlohmann::json::parse(out);
+  CHECK(j["scenario"] == "<stdin>");
+  CHECK(j["cluster"] == "hgx-b200");
+  CHECK(j["gpus"] == 512);
+}
