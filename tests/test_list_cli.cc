@@ -64,4 +64,7 @@ TEST_CASE("A100 against H100 against B200 for one plan: --vary and --variant", "
                    "--variant", "h100:cluster=dgx-h100", "--variant", "b200:cluster=hgx-b200"});
   REQUIRE(compare.code == 0);
   CHECK_THAT(compare.out, Catch::Contains("b200  cluster=hgx-b200"));
+  CHECK_THAT(compare.out, Catch::Contains("llama3-70b on dgx-a100-superpod / dgx-h100 / hgx-b200"));
+  CHECK_THAT(compare.out,
+             Catch::Contains("  cluster                 dgx-a100-superpod    dgx-h100"));
 }

@@ -59,8 +59,21 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
                          const std::string& scenario_path) {
   std::string o;
   const ComparedVariant* any = first_ok(variants);
+  // The clusters and models of the variants that ran, each once, in order.
+  const auto distinct = [&](std::string Report::*field) {
+    std::vector<std::string> names;
+    for (const ComparedVariant& v : variants) {
+      const std::string& name = v.report.*field;
+      if (v.error.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+      }
+    }
+    return names;
+  };
+  const std::vector<std::string> clusters = distinct(&Report::cluster);
+  const std::vector<std::string> models = distinct(&Report::model);
   if (any != nullptr) {
-    o += fmt::format("trident compare: {} on {} ({})\n", any->report.model, any->report.cluster,
+    o += fmt::format("trident compare: {} on {} ({})\n", join(models, " / "), join(clusters, " / "),
                      scenario_path);
   } else {
     o += fmt::format("trident compare: {}\n", scenario_path);
@@ -73,8 +86,12 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
   }
   o += "\n";
   std::vector<size_t> width;
-  for (const ComparedVariant& v : variants)
-    width.push_back(std::max<size_t>(12, v.name.size() + 2));
+  for (const ComparedVariant& v : variants) {
+    size_t w = std::max<size_t>(12, v.name.size() + 2);
+    if (clusters.size() > 1) w = std::max(w, v.report.cluster.size() + 2);
+    if (models.size() > 1) w = std::max(w, v.report.model.size() + 2);
+    width.push_back(w);
+  }
   auto row = [&](const std::string& label, const std::function<std::string(const Report&)>& cell,
                  bool ratio = false) {
     o += fmt::format("  {:<22}", label);
@@ -95,6 +112,8 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
     o += fmt::format("{:>{}}", variants[i].name, width[i]);
   }
   o += "\n";
+  if (clusters.size() > 1) row("cluster", [](const Report& r) { return r.cluster; });
+  if (models.size() > 1) row("model", [](const Report& r) { return r.model; });
   row("plan",
       [](const Report& r) { return fmt::format("t{} p{} d{}", r.tensor, r.pipeline, r.data); });
   row("step time", [](const Report& r) { return fmt::format("{:.4f} s", r.step_time_s); });
