@@ -40,4 +40,14 @@ grep -q '"cluster": "hgx-b200"' mine.json || fail "simulate a scenario naming it
 # A shipped cluster copied here keeps working (its gpu: is a name).
 cp "$prefix/share/trident/configs/clusters/dgx-h100.yaml" copied.yaml
 "$prefix/bin/trident" validate copied.yaml >/dev/null || fail "a copied cluster file"
+# The Python package, when it was built: its sweep/compare use the installed binary.
+pkg=$prefix/lib/python3/dist-packages
+if [ -d "$pkg/trident" ]; then
+  PYTHONPATH=$pkg /usr/bin/python3 - "$prefix" <<'PY' || fail "the installed Python package"
+import sys, trident
+assert trident.binary() == sys.argv[1] + "/bin/trident", trident.binary()
+assert trident.simulate("tiny")["cluster"] == "tiny-2node"
+assert trident.validate("dgx-h100") == "cluster"
+PY
+fi
 echo "install_test: ok ($prefix, run from $work)"

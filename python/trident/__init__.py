@@ -35,8 +35,16 @@ __all__ = ["ConfigError", "simulate", "sweep", "compare", "validate", "binary"]
 
 def binary():
     """The trident executable that sweep, compare and `python3 -m trident` run:
-    $TRIDENT_BINARY, else the one this module was built with."""
-    return os.environ.get("TRIDENT_BINARY") or _trident.TRIDENT_BINARY
+    $TRIDENT_BINARY, else the installed one next to this package
+    (<prefix>/lib/python3/dist-packages/trident -> <prefix>/bin/trident), else the one this
+    module was built with."""
+    if os.environ.get("TRIDENT_BINARY"):
+        return os.environ["TRIDENT_BINARY"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.normpath(os.path.join(here, "..", "..", "..", "..", "bin", "trident"))
+    if os.access(installed, os.X_OK):
+        return installed
+    return _trident.TRIDENT_BINARY
 
 
 def _set_list(sets):
