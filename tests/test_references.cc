@@ -10,6 +10,7 @@
 #include <regex>
 #include <string>
 
+#include "config/diagnostics.h"
 #include "config/references.h"
 #include "config/scenario.h"
 #include "config/schema.h"
@@ -190,4 +191,18 @@ TEST_CASE("an inline cluster names its GPU; --set cluster.gpu swaps it", "[refer
         load_cluster_file(repo("configs/clusters/dgx-h100.yaml")).gpu.name);
   CHECK(load_scenario((dir / "s.yaml").string(), {"cluster.gpu=b200"}).cluster.gpu.name ==
         load_cluster_file(repo("configs/clusters/hgx-b200.yaml")).gpu.name);
+}
+
+TEST_CASE("a failed section swap is one problem", "[references]") {
+  Diagnostics diag;
+  check_scenario(repo("scenarios/llama3-70b-dgx-h100.yaml"), {"cluster=hgx-b20"}, &diag);
+  REQUIRE(diag.count() == 1);
+  CHECK_THAT(diag.problems()[0].message, Catch::Contains("did you mean `hgx-b200`?"));
+  const fs::path dir = fresh_dir("badswap");
+  write(dir / "s.yaml", std::string("cluster: dgx-h100\nmodel: llama3-8b\noverrides:\n"
+                                    "  cluster: nowhere\n  cluster.nodes: 2\n") +
+                            kPlan);
+  Diagnostics file_diag;
+  check_scenario((dir / "s.yaml").string(), {}, &file_diag);
+  CHECK(file_diag.count() == 1);
 }

@@ -77,22 +77,25 @@ void resolve_section(YamlNode& root, const std::string& section, Diagnostics* di
 }
 
 // Applies the scenario's `overrides:` map (dotted setting paths, as --set takes) in order:
-// with `sections`, only those that replace a whole section; else all others.
-void apply_file_overrides(const MapReader& top, YamlNode& root,
-                          const std::vector<std::string>& failed, bool sections,
-                          Diagnostics* diag) {
-  if (!top.opt_map("overrides")) return;  // throws when not a map
+// with `sections`, only those that replace a whole section (a section whose new file fails
+// joins *failed); else all others.
+void apply_file_overrides(const MapReader& top, YamlNode& root, std::vector<std::string>* failed,
+                          bool sections, Diagnostics* diag) {
+  const YamlEntry* entry = root.find("overrides");
+  if (sections && (entry == nullptr || !entry->value->is_map())) return;  // checked next pass
+  if (!top.opt_map("overrides")) return;                                  // throws when not a map
   const YamlNodePtr overrides = root.find("overrides")->value;
   for (const YamlEntry& e : overrides->entries) {
     if (is_section_reference_key(e.key) != sections) continue;
-    top.field([&] {
+    const bool ok = top.field([&] {
       const std::string key_path = "overrides." + e.key;
       const std::string error = schema_path_error(e.key);
       if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
-      if (in_failed_section(e.key, failed)) return;
+      if (in_failed_section(e.key, *failed)) return;
       set_setting(root, e.key, e.value->clone(), e.key_mark, key_path);
       if (sections) resolve_section(root, e.key, diag);
     });
+    if (!ok && sections) failed->push_back(e.key);
   }
 }
 
@@ -136,17 +139,19 @@ Scenario check_scenario_source(const std::string& path, const std::string* text,
   // Whole sections swapped (`cluster: hgx-b200`) first, so that the other overrides apply
   // to the new section whatever their order.
   for (const bool sections : {true, false}) {
-    top.field([&] { apply_file_overrides(top, *root, failed, sections, diag); });
+    top.field([&] { apply_file_overrides(top, *root, &failed, sections, diag); });
     for (const std::string& text : overrides) {
       // A bad override is reported once, in the second pass.
-      if (sections && !is_section_reference_key(trim(text.substr(0, text.find('='))))) continue;
-      top.field([&] {
+      const std::string key = trim(text.substr(0, text.find('=')));
+      if (sections && !is_section_reference_key(key)) continue;
+      const bool ok = top.field([&] {
         const Override ov = parse_override(text);
         if (is_section_reference_key(ov.key) != sections) return;
         if (in_failed_section(ov.key, failed)) return;
         apply_override(*root, ov);
         if (sections) resolve_section(*root, ov.key, diag);
       });
+      if (!ok && sections) failed.push_back(key);
     }
   }
   // An override may have named a GPU file (relative to the file it is written in).
