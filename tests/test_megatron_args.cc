@@ -7,6 +7,7 @@
 
 #include "config/megatron_args.h"
 #include "config/scenario.h"
+#include "config/shell_words.h"
 #include "core/errors.h"
 
 using namespace trident;
@@ -35,13 +36,15 @@ const char* const kMinimal =
 
 }  // namespace
 
-TEST_CASE("shell words: quotes, continuations, comments", "[megatron]") {
+TEST_CASE("shell words: quotes, continuations, comments, lines", "[megatron]") {
   const auto words = split_shell_words("a \\\n  'b c' \"d\"e # note\nf\\ g", "x");
   REQUIRE(words.size() == 4);
-  CHECK(words[0] == "a");
-  CHECK(words[1] == "b c");
-  CHECK(words[2] == "de");
-  CHECK(words[3] == "f g");
+  CHECK(words[0].text == "a");
+  CHECK(words[1].text == "b c");
+  CHECK(words[1].line == 2);
+  CHECK(words[2].text == "de");
+  CHECK(words[3].text == "f g");
+  CHECK(words[3].line == 3);
   CHECK_THROWS_AS(split_shell_words("'open", "x"), ConfigError);
 }
 
@@ -101,7 +104,8 @@ TEST_CASE("arguments that change the step but are not modelled are refused, each
   const std::string error =
       translate_error(std::string(kMinimal) +
                       "--use-flash-attn --context-parallel-size 2 --num-experts 8 --frobnicate 3");
-  CHECK_THAT(error, Catch::StartsWith("line.sh: changes the step but is not modelled, refused:"));
+  CHECK_THAT(error, Catch::StartsWith("line.sh:1: --use-flash-attn: changes the step but is not "
+                                      "modelled, refused: --use-flash-attn (line 1; flash"));
   for (const char* a : {"--use-flash-attn", "--context-parallel-size 2", "--num-experts",
                         "unknown to trident, refused: --frobnicate"}) {
     CHECK_THAT(error, Catch::Contains(a));

@@ -45,8 +45,10 @@ TEST_CASE("bad Megatron input: exit 2, one message naming each argument", "[mega
   const auto bad = run_trident(
       {"simulate", "--megatron-args", "tests/data/megatron/refused.sh", "--cluster", "dgx-h100"});
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("tests/data/megatron/refused.sh: changes the step but is "
-                                      "not modelled, refused: --overlap-param-gather"));
+  CHECK_THAT(bad.err, Catch::Contains("tests/data/megatron/refused.sh:4: --overlap-param-gather: "
+                                      "changes the step but is not modelled, refused: "
+                                      "--overlap-param-gather (line 4; "));
+  CHECK_THAT(bad.err, Catch::Contains("--use-flash-attn (line 5; "));
   CHECK_THAT(bad.err, Catch::Contains("--use-flash-attn"));
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "config/shell_words.h"
 #include "core/errors.h"
 
 namespace trident {
@@ -175,47 +176,12 @@ std::string yaml_scalar(const std::string& value) {
 
 }  // namespace
 
-std::vector<std::string> split_shell_words(const std::string& text, const std::string& label) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\\' && i + 1 < text.size()) {
-      if (text[i + 1] == '\n') {
-        ++i;  // line continuation
-        continue;
-      }
-      word += text[++i];
-      in_word = true;
-    } else if (c == '\'' || c == '"') {
-      const size_t end = text.find(c, i + 1);
-      if (end == std::string::npos) {
-        SourceLocation where;
-        where.file = label;
-        throw ConfigError(where, std::string("unterminated ") + c + " quote in the launch line");
-      }
-      word += text.substr(i + 1, end - i - 1);
-      in_word = true;
-      i = end;
-    } else if (c == '#' && !in_word) {
-      while (i < text.size() && text[i] != '\n') ++i;  // a comment to the end of the line
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      if (in_word) words.push_back(word);
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
-  }
-  if (in_word) words.push_back(word);
-  return words;
-}
-
 MegatronScenario translate_megatron_args(const std::string& text, const std::string& label,
                                          const std::string& cluster) {
-  std::vector<std::string> words = split_shell_words(text, label);
+  const std::vector<ShellWord> shell_words = split_shell_words(text, label);
+  std::vector<std::string> words;
+  std::vector<int> lines;  // of each word
+  for (const ShellWord& w : shell_words) words.push_back(w.text), lines.push_back(w.line);
   SourceLocation where;
   where.file = label;
 
@@ -230,6 +196,7 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
         if (l == "--nnodes" && j + 1 < i) nodes = words[j + 1];
       }
       words.erase(words.begin(), words.begin() + static_cast<long>(i) + 1);
+      lines.erase(lines.begin(), lines.begin() + static_cast<long>(i) + 1);
       break;
     }
   }
@@ -237,11 +204,13 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   std::map<std::string, std::string> model, plan;  // key -> YAML value
   std::map<std::string, std::string> given;        // every modelled argument -> its value
   std::vector<std::string> refused, unknown;
+  std::map<std::string, int> line_of;  // each argument's (first) line
   MegatronScenario out;
   for (size_t i = 0; i < words.size(); ++i) {
     std::string name = words[i], value;
     bool inline_value = false;
     if (name.rfind("--", 0) != 0) {
+      line_of.emplace(name, lines[i]);
       unknown.push_back("`" + excerpt(name, 60) + "` (expected --option)");
       continue;
     }
@@ -252,6 +221,7 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
       inline_value = true;
     }
     std::replace(name.begin(), name.end(), '_', '-');
+    line_of.emplace(name, lines[i]);
     const auto takes_value = [&] {
       if (!inline_value && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
         value = words[++i];
@@ -374,6 +344,22 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     model["vocab_size"] = std::to_string((v + multiple - 1) / multiple * multiple);
   }
 
+  // Each refused or unknown argument with its line; the first one locates the error.
+  const auto locate = [&](std::vector<std::string>* entries) {
+    for (std::string& e : *entries) {
+      std::string name = e.substr(0, e.find(' '));
+      name.erase(std::remove(name.begin(), name.end(), '`'), name.end());
+      const auto it = line_of.find(name);
+      if (it == line_of.end()) continue;
+      if (where.line == 0) where.line = it->second, where.key = name;
+      const std::string line = "line " + std::to_string(it->second);
+      const size_t paren = e.find(" (");
+      e = paren == std::string::npos ? e + " (" + line + ")"
+                                     : e.substr(0, paren + 2) + line + "; " + e.substr(paren + 2);
+    }
+  };
+  locate(&refused);
+  locate(&unknown);
   std::string problems;
   if (!refused.empty()) {
     problems += "changes the step but is not modelled, refused: ";

@@ -18,15 +18,12 @@ struct MegatronScenario {
 // everything up to and including the `*.py` script is the launcher, whose --nnodes sets
 // cluster.nodes). `label` names the text in messages (the file, or "-" for stdin);
 // `cluster` is the scenario's `cluster:` value (a library name or path, written as given).
-// Throws ConfigError (file: label) naming every argument that changes the step but is not
-// modelled, every unknown argument, and required ones that are missing (--num-layers,
+// Throws ConfigError (file: label, at the first refused argument's line and name) naming
+// every argument that changes the step but is not modelled and every unknown argument, each
+// with its line, and required ones that are missing (--num-layers,
 // --hidden-size, --num-attention-heads, --seq-length, --micro-batch-size, a vocabulary).
 MegatronScenario translate_megatron_args(const std::string& text, const std::string& label,
                                          const std::string& cluster);
-
-// Splits `text` as a POSIX shell would split one command (no expansion); exposed for tests.
-// Throws ConfigError (file: label) on an unterminated quote.
-std::vector<std::string> split_shell_words(const std::string& text, const std::string& label);
 
 }  // namespace trident
 
