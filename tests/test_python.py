@@ -72,11 +72,15 @@ class SweepCompareTest(unittest.TestCase):
 
     def test_compare(self):
         rows = trident.compare(TINY, {"m4": {"plan.num_microbatches": 4},
-                                      "m8": {"plan.num_microbatches": 8}})
+                                      "m8": {"plan.num_microbatches": 8}}, jobs=2)
         if not isinstance(rows, list):
             rows = rows.to_dict("records")
-        self.assertEqual([r["variant"] for r in rows], ["m4", "m8"])
+        self.assertEqual([r["name"] for r in rows], ["m4", "m8"])
         self.assertEqual(rows[1]["num_microbatches"], 8)
+        self.assertEqual(rows[0]["step_time_ratio"], 1)
+        self.assertEqual(rows[1]["status"], "ok")
+        with self.assertRaises(trident.ConfigError):
+            trident.compare(TINY, {"bad": {"plan.tensor_paralel": 2}})
 
 
 class MainTest(unittest.TestCase):

@@ -126,12 +126,22 @@ def sweep(scenario, vary=None, sets=None, jobs=None):
     return _rows([{k: _number(v) for k, v in row.items()} for row in reader])
 
 
-def compare(scenario, variants, sets=None, fidelity="fast"):
+def compare(scenario, variants, sets=None, jobs=None, fidelity=None):
     """Simulates `variants` ({"h100": {"cluster": "dgx-h100"}, "b200": {"cluster":
-    "hgx-b200"}}) of `scenario`, each in its own child. Returns one row per variant (its
-    name under "variant", then the report's keys): a DataFrame when pandas is importable."""
-    rows = []
+    "hgx-b200"}}; the first is the baseline) of `scenario` as `trident compare` does, each in
+    its own child, `jobs` at a time. Returns one row per variant with the keys of
+    `trident compare --format json` (name, overrides, status, the report's keys, the exposed
+    communication shares, step_time_ratio): a DataFrame when pandas is importable."""
+    import json
+
+    validate(scenario, sets)  # bad input raises ConfigError with its location
+    args = ["compare", str(scenario), "--format", "json"]
     for name, variant_sets in variants.items():
-        report = simulate(scenario, _set_list(sets) + _set_list(variant_sets), fidelity)
-        rows.append(dict(variant=name, **report))
-    return _rows(rows)
+        args += ["--variant", "%s:%s" % (name, ",".join(_set_list(variant_sets)))]
+    for s in _set_list(sets):
+        args += ["--set", s]
+    if jobs:
+        args += ["--jobs", str(int(jobs))]
+    if fidelity:
+        args += ["--fidelity", fidelity]
+    return _rows(json.loads(_run_cli(args))["variants"])
