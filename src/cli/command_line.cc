@@ -1,5 +1,8 @@
 #include "cli/command_line.h"
 
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "core/errors.h"
@@ -47,6 +50,39 @@ void check_not_an_input(const std::string& option, const std::string& path,
   where.file = path;
   throw ConfigError(where, "--" + option + " names an input of this run (" + input +
                                "): writing it would destroy it; choose another file");
+}
+
+void add_training_options(po::options_description* opts, TrainingOptions* out) {
+  opts->add_options()("train-tokens", po::value(&out->tokens),
+                      "tokens of the whole training run (15T, 300B, 2e12): adds days of "
+                      "training and GPU-hours (= --set plan.train_tokens=...)")(
+      "gpu-hour-price", po::value(&out->price),
+      "price of one GPU-hour: with --train-tokens adds the cost (= --set "
+      "plan.gpu_hour_price=...)");
+}
+
+void append_training_sets(const TrainingOptions& options, std::vector<std::string>* sets) {
+  if (!options.tokens.empty()) {
+    std::string text = options.tokens;
+    double scale = 1;
+    const char suffix = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+    const std::string suffixes = "KMBGTP";
+    const double scales[] = {1e3, 1e6, 1e9, 1e9, 1e12, 1e15};
+    if (suffixes.find(suffix) != std::string::npos) {
+      scale = scales[suffixes.find(suffix)];
+      text.pop_back();
+    }
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !(value > 0)) {
+      throw po::error("--train-tokens: expected a token count such as 15T, 300B or 2e12, not '" +
+                      options.tokens + "'");
+    }
+    char number[64];
+    std::snprintf(number, sizeof number, "%.17g", value * scale);
+    sets->push_back(std::string("plan.train_tokens=") + number);
+  }
+  if (!options.price.empty()) sets->push_back("plan.gpu_hour_price=" + options.price);
 }
 
 }  // namespace trident

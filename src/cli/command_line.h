@@ -26,6 +26,19 @@ void check_fidelity_option(const std::string& fidelity);
 // `more_inputs`. `option` names the output in the message ("trace", "out").
 void check_not_an_input(const std::string& option, const std::string& path,
                         const std::vector<std::string>& more_inputs = {});
+// --train-tokens and --gpu-hour-price, as given (empty: not given).
+struct TrainingOptions {
+  std::string tokens;
+  std::string price;
+};
+
+// Adds --train-tokens and --gpu-hour-price to `opts`, stored in *out.
+void add_training_options(boost::program_options::options_description* opts, TrainingOptions* out);
+
+// Appends the given options to `sets` as plan.train_tokens / plan.gpu_hour_price overrides
+// (15T -> 1.5e13; suffixes K, M, B or G, T, P). Throws boost::program_options::error when a
+// value is not a number.
+void append_training_sets(const TrainingOptions& options, std::vector<std::string>* sets);
 
 }  // namespace trident
 

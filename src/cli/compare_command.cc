@@ -64,9 +64,12 @@ int run_compare_command(const std::vector<std::string>& args) {
       "point-timeout", po::value(&point_timeout),
       "seconds one variant may run before it is killed and reported as failed (default 0: "
       "no limit)");
+  TrainingOptions training;
+  add_training_options(&opts, &training);
   std::vector<std::string> positional;
   po::variables_map vm;
   if (!parse_command_line(args, opts, 1, "missing SCENARIO file", &positional, &vm)) return 0;
+  append_training_sets(training, &sets);
   const std::string& scenario_path = positional.front();
   ReportFormat report_format;
   if (!parse_report_format(format, &report_format)) {

@@ -23,6 +23,7 @@ const char* kUsage =
     "  compare SCENARIO    simulate variants side by side (--variant, --tp-placement intra,inter)\n"
     "  merge FILE...       join the CSV files of a sharded sweep (sweep --shard I/N)\n"
     "  validate FILE...    check scenario, cluster, GPU, model and plan files; list every problem\n"
+    "  list [KIND]         list the library (clusters, models, gpus, scenarios) usable by name\n"
     "  schema              print every setting: key, type, default, range, doc (docs/schema.md)\n"
     "  kernel OP ...       time one GEMM, attention or memory-bound kernel on one GPU\n"
     "\n"
@@ -49,6 +50,7 @@ int run_command(const std::string& command, const std::vector<std::string>& args
   if (command == "validate") return trident::run_validate_command(args);
   if (command == "schema") return trident::run_schema_command(args);
   if (command == "kernel") return trident::run_kernel_command(args);
+  if (command == "list") return trident::run_list_command(args);
   std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

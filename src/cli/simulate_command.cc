@@ -3,10 +3,13 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "config/checks.h"
+#include "config/megatron_args.h"
+#include "config/references.h"
 #include "config/scenario.h"
 #include "core/errors.h"
 #include "core/input_files.h"
@@ -35,6 +38,31 @@ bool same_output(const std::string& a, const std::string& b) {
   return target == output_target(b) || same_file(a, b);
 }
 
+bool vm_has_megatron(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--megatron-args" || a.rfind("--megatron-args=", 0) == 0) return true;
+  }
+  return false;
+}
+
+std::string megatron_label(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
+// Reads the launch line (a file, or stdin for "-") and translates it; a cluster file path is
+// made absolute, since the scenario's paths are read relative to the launch line's file.
+MegatronScenario translate_megatron_input(const std::string& path, std::string cluster) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  } else {
+    text = read_input_file(path);
+  }
+  std::error_code ec;
+  if (!is_library_name(cluster) || std::filesystem::exists(cluster, ec)) {
+    cluster = std::filesystem::absolute(cluster, ec).lexically_normal().string();
+  }
+  return translate_megatron_args(text, megatron_label(path), cluster);
+}
+
 }  // namespace
 
 int run_simulate_command(const std::vector<std::string>& args) {
@@ -44,6 +72,7 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "with its tensor x pipeline x data plan, and prints step time, bubble, utilization, MFU,\n"
       "exposed communication and memory per GPU.\n\noptions");
   std::string format = "table", fidelity = "fast", trace_path, timeline_path;
+  std::string megatron_path, cluster;
   std::vector<std::string> sets;
   double trace_limit_mib = 512;
   opts.add_options()("help,h", "show this help")(
@@ -61,11 +90,33 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "before simulating (exit 2); one that grows past it while written fails (exit 1) and "
       "leaves no file")(
       "timeline", po::value(&timeline_path),
-      "also draw the pipeline schedule as an SVG Gantt chart, one row per stage, to FILE.svg");
+      "also draw the pipeline schedule as an SVG Gantt chart, one row per stage, to FILE.svg")(
+      "megatron-args", po::value(&megatron_path),
+      "instead of SCENARIO: a file holding a Megatron-LM launch line (pretrain_gpt.py and its "
+      "arguments; - for stdin), translated into a scenario on --cluster")(
+      "cluster", po::value(&cluster), "with --megatron-args: the cluster, a library name or file")(
+      "print-scenario", "with --megatron-args: print the equivalent scenario YAML and stop")(
+      "verbose", "with --megatron-args: list the arguments ignored (they do not change the step)");
+  TrainingOptions training;
+  add_training_options(&opts, &training);
   std::vector<std::string> positional;
   po::variables_map vm;
-  if (!parse_command_line(args, opts, 1, "missing SCENARIO file", &positional, &vm)) return 0;
-  const std::string& scenario_path = positional.front();
+  if (!parse_command_line(args, opts, 1, vm_has_megatron(args) ? "" : "missing SCENARIO file",
+                          &positional, &vm)) {
+    return 0;
+  }
+  append_training_sets(training, &sets);
+  const bool megatron = vm.count("megatron-args") > 0;
+  if (megatron && !positional.empty()) {
+    throw po::error("give either SCENARIO or --megatron-args FILE, not both");
+  }
+  if (!megatron && (vm.count("cluster") || vm.count("print-scenario"))) {
+    throw po::error("--cluster and --print-scenario go with --megatron-args FILE");
+  }
+  if (megatron && cluster.empty()) {
+    throw po::error("--megatron-args needs --cluster NAME|FILE (see trident list clusters)");
+  }
+  const std::string scenario_path = megatron ? megatron_path : positional.front();
   ReportFormat report_format;
   if (!parse_report_format(format, &report_format)) {
     throw po::error("--format must be table, json or csv, not '" + format + "'");
@@ -84,7 +135,20 @@ int run_simulate_command(const std::vector<std::string>& args) {
     if (!problem.empty()) throw po::error("--" + std::string(option) + ": " + problem);
   }
 
-  const Scenario scenario = load_scenario(scenario_path, sets);
+  Scenario scenario;
+  if (megatron) {
+    const MegatronScenario translated = translate_megatron_input(megatron_path, cluster);
+    if (vm.count("verbose")) {
+      for (const std::string& a : translated.ignored) std::cerr << "ignored: " << a << "\n";
+    }
+    scenario = load_scenario_text(translated.yaml, megatron_label(megatron_path), sets);
+    if (vm.count("print-scenario")) {
+      std::cout << translated.yaml;
+      return 0;
+    }
+  } else {
+    scenario = load_scenario(scenario_path, sets);
+  }
   for (const auto& [option, path] : outputs) check_not_an_input(option, *path);
   if (!trace_path.empty() && !timeline_path.empty() && same_output(trace_path, timeline_path)) {
     throw po::error("--trace and --timeline name the same file '" + trace_path + "'");

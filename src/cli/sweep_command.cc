@@ -84,9 +84,12 @@ int run_sweep_command(const std::vector<std::string>& args) {
       "I/N: run only points whose index is I modulo N (0 <= I < N); join the shards' files "
       "with `trident merge` (scripts/slurm_sweep.sh does both on Slurm)")(
       "fidelity", po::value(&fidelity), "passed to simulate: fast (default) or full");
+  TrainingOptions training;
+  add_training_options(&opts, &training);
   std::vector<std::string> positional;
   po::variables_map vm;
   if (!parse_command_line(args, opts, 1, "missing SCENARIO file", &positional, &vm)) return 0;
+  append_training_sets(training, &sets);
   const std::string& scenario_path = positional.front();
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
   if (!(point_timeout >= 0)) throw po::error("--point-timeout must be 0 (no limit) or more");

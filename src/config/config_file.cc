@@ -68,10 +68,18 @@ const char* config_file_kind_name(ConfigFileKind kind) {
   return "?";
 }
 
-CheckedConfigFile check_config_file(const std::string& path,
+CheckedConfigFile check_config_file(const std::string& argument,
                                     const std::vector<std::string>& overrides, Diagnostics* diag) {
   CheckedConfigFile out;
-  out.specs.path = path;
+  out.specs.path = argument;
+  std::string path = argument;  // a library name becomes the file's path
+  if (!attempt(diag, [&] {
+        path = resolve_file_argument(
+            argument, {ConfigFileKind::kScenario, ConfigFileKind::kCluster, ConfigFileKind::kModel,
+                       ConfigFileKind::kGpu, ConfigFileKind::kPlan});
+      })) {
+    return out;
+  }
   if (is_hf_reference(path)) {
     out.kind = ConfigFileKind::kModel;
     attempt(diag, [&] {

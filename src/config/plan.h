@@ -68,6 +68,10 @@ struct PlanSpec {
   // Parameters per gradient bucket when overlap_grad_reduce is on; 0: Megatron's default,
   // max(40M, 1M x data_parallel).
   std::int64_t grad_bucket_size = 0;
+  // The whole training run, for time to train and cost (0: not given).
+  double train_tokens = 0;
+  double gpu_hour_price = 0;  // per GPU-hour; meaningful when has_gpu_hour_price
+  bool has_gpu_hour_price = false;
 
   int gpus() const { return tensor * pipeline * data; }
 };

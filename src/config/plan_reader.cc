@@ -148,6 +148,12 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { p.distributed_optimizer = *map.flag("distributed_optimizer"); });
   map.field([&] { p.overlap_grad_reduce = *map.flag("overlap_grad_reduce"); });
   map.field([&] { p.grad_bucket_size = map.integer("grad_bucket_size").value_or(0); });
+  map.field([&] { p.train_tokens = map.number("train_tokens").value_or(0); });
+  map.field([&] {
+    const std::optional<double> price = map.number("gpu_hour_price");
+    p.has_gpu_hour_price = price.has_value();
+    p.gpu_hour_price = price.value_or(0);
+  });
   map.field([&] {
     if (map.has("placement")) p.placement = read_placement(map);
   });

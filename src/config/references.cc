@@ -4,17 +4,175 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "config/did_you_mean.h"
 #include "config/hf_import.h"
 #include "config/json_tree.h"
 #include "config/limits.h"
 #include "core/input_files.h"
 
 namespace trident {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The library's folder for files of `kind`.
+const char* kind_folder(ConfigFileKind kind) {
+  switch (kind) {
+    case ConfigFileKind::kScenario:
+      return "scenarios";
+    case ConfigFileKind::kCluster:
+      return "clusters";
+    case ConfigFileKind::kGpu:
+      return "gpus";
+    case ConfigFileKind::kModel:
+      return "models";
+    case ConfigFileKind::kPlan:
+      return "plans";
+  }
+  return "";
+}
+
+bool regular_file_at(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+bool directory_at(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec);
+}
+
+// The folders of directory `dir` that hold `kind` files: D/clusters and D/configs/clusters.
+std::vector<fs::path> kind_directories(const std::string& dir, ConfigFileKind kind) {
+  return {fs::path(dir) / kind_folder(kind), fs::path(dir) / "configs" / kind_folder(kind)};
+}
+
+std::string strip_yaml_ending(const std::string& name) {
+  for (const char* ending : {".yaml", ".yml"}) {
+    const std::string e = ending;
+    if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) {
+      return name.substr(0, name.size() - e.size());
+    }
+  }
+  return name;
+}
+
+// "no cluster `x` in the library (did you mean `y`?; searched: a, b)".
+std::string unknown_name_message(const std::string& name,
+                                 const std::vector<ConfigFileKind>& kinds) {
+  std::vector<std::string> names;
+  std::string what;
+  for (ConfigFileKind kind : kinds) {
+    what += (what.empty() ? "" : " or ") + std::string(config_file_kind_name(kind));
+    for (const LibraryEntry& e : library_entries(kind)) names.push_back(e.name);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  const std::vector<std::string> dirs = library_directories();
+  std::string message =
+      "`" + excerpt(name, 200) + "` is neither a file nor a " + what + " in the library";
+  if (!names.empty()) message += " (" + suggestion(name, names) + ")";
+  message += dirs.empty() ? "; no library directory found (set TRIDENT_PATH)"
+                          : "; searched " + join_names(dirs);
+  return message;
+}
+
+}  // namespace
+
+bool is_library_name(const std::string& text) {
+  if (text.empty() || text.find('/') != std::string::npos || is_hf_reference(text)) return false;
+  for (const char* ending : {".yaml", ".yml", ".json"}) {
+    const std::string e = ending;
+    if (text.size() >= e.size() && text.compare(text.size() - e.size(), e.size(), e) == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> library_directories() {
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("TRIDENT_PATH")) {
+    const std::string list = env;
+    size_t start = 0;
+    while (start <= list.size()) {
+      const size_t colon = std::min(list.find(':', start), list.size());
+      if (colon > start) candidates.push_back(list.substr(start, colon - start));
+      start = colon + 1;
+    }
+  }
+  // The installed library: next to the running program (bin/../share/trident), wherever the
+  // prefix was moved, then where CMake was told it would be installed.
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back((exe.parent_path().parent_path() / "share/trident").string());
+#ifdef TRIDENT_DATA_DIR
+  candidates.push_back(TRIDENT_DATA_DIR);
+#endif
+#ifdef TRIDENT_LIBRARY_SOURCE_DIR
+  candidates.push_back(TRIDENT_LIBRARY_SOURCE_DIR);
+#endif
+  std::vector<std::string> dirs;
+  for (const std::string& c : candidates) {
+    if (!directory_at(c)) continue;
+    const std::string normal = fs::path(c).lexically_normal().string();
+    if (std::find(dirs.begin(), dirs.end(), normal) == dirs.end()) dirs.push_back(normal);
+  }
+  return dirs;
+}
+
+std::vector<LibraryEntry> library_entries(ConfigFileKind kind) {
+  std::map<std::string, std::string> found;
+  for (const std::string& dir : library_directories()) {
+    for (const fs::path& folder : kind_directories(dir, kind)) {
+      if (!directory_at(folder)) continue;
+      std::error_code ec;
+      for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+        const std::string file = e.path().filename().string();
+        const std::string name = strip_yaml_ending(file);
+        if (name == file || !regular_file_at(e.path())) continue;
+        found.emplace(name, e.path().string());  // keeps the first in search order
+      }
+    }
+  }
+  std::vector<LibraryEntry> out;
+  for (const auto& [name, path] : found) out.push_back({name, path});
+  return out;
+}
+
+std::string find_library_file(const std::string& name, ConfigFileKind kind) {
+  if (name.empty() || name.find('/') != std::string::npos) return "";
+  const std::string base = strip_yaml_ending(name);
+  for (const std::string& dir : library_directories()) {
+    for (const fs::path& folder : kind_directories(dir, kind)) {
+      for (const char* ending : {".yaml", ".yml"}) {
+        const fs::path candidate = folder / (base + ending);
+        if (regular_file_at(candidate)) return candidate.string();
+      }
+    }
+  }
+  return "";
+}
+
+std::string resolve_file_argument(const std::string& argument,
+                                  const std::vector<ConfigFileKind>& kinds) {
+  if (!is_library_name(argument) || fs::exists(argument)) return argument;
+  for (ConfigFileKind kind : kinds) {
+    const std::string path = find_library_file(argument, kind);
+    if (!path.empty()) return path;
+  }
+  SourceLocation where;
+  where.file = argument;
+  throw ConfigError(where, unknown_name_message(argument, kinds));
+}
 
 namespace {
 
@@ -123,7 +281,14 @@ void resolve_reference(YamlNode& parent, const std::string& key, const std::stri
       ref.is_absolute()
           ? ref
           : (std::filesystem::path(base_directory(value.mark)) / ref).lexically_normal();
-  const std::string path = (hf ? "hf:" : "") + full.string();
+  std::string path = (hf ? "hf:" : "") + full.string();
+  std::error_code ec;
+  if (!hf && is_library_name(reference) && !std::filesystem::exists(full, ec)) {
+    path = find_library_file(reference, kind);
+    if (path.empty()) {
+      throw ConfigError(location_of(value.mark, key_path), unknown_name_message(reference, {kind}));
+    }
+  }
   YamlNodePtr loaded;
   try {
     loaded = load_config_map(path, kind, diag);

@@ -1,11 +1,16 @@
-// Settings given as file paths: a scenario's `cluster:`, `model:` and `plan:` (YAML files;
-// a model also as a Hugging Face config.json, `hf:path` or any `.json` path), and a
-// cluster's `gpu:`. A path is relative to the file it is written in; one from `--set` is
-// relative to the working directory.
+// Settings given as file paths or library names: a scenario's `cluster:`, `model:` and
+// `plan:` (YAML files; a model also as a Hugging Face config.json, `hf:path` or any `.json`
+// path), and a cluster's `gpu:`. A path is relative to the file it is written in; one from
+// `--set` is relative to the working directory. A name (no `/`, no .yaml/.yml/.json ending,
+// e.g. `dgx-h100`) that is not such a file is looked up in the library: each directory of
+// TRIDENT_PATH (colon-separated), then the installed library (<prefix>/share/trident), then
+// the source tree's. A library directory D holds D/clusters/NAME.yaml (or
+// D/configs/clusters/NAME.yaml), likewise models/, gpus/, plans/ and scenarios/.
 #ifndef TRIDENT_CONFIG_REFERENCES_H_
 #define TRIDENT_CONFIG_REFERENCES_H_
 
 #include <string>
+#include <vector>
 
 #include "config/diagnostics.h"
 #include "config/scenario.h"
@@ -36,6 +41,33 @@ void resolve_reference(YamlNode& parent, const std::string& key, const std::stri
 // Returns the directory relative to which a path written at `mark` is read: the directory
 // of the file the mark is in, or "" (the working directory) for --set values.
 std::string base_directory(const YamlMark& mark);
+
+// Whether `text` is written as a library name rather than a path: no '/', not `hf:`, and no
+// .yaml/.yml/.json ending.
+bool is_library_name(const std::string& text);
+
+// The library directories searched for names, in order (those that exist): TRIDENT_PATH's,
+// the installed library's, the source tree's.
+std::vector<std::string> library_directories();
+
+// One file of the library: its name (file name without .yaml) and path.
+struct LibraryEntry {
+  std::string name;
+  std::string path;
+};
+
+// Every `kind` file of the library, sorted by name; where a name is in several directories,
+// the first in search order wins.
+std::vector<LibraryEntry> library_entries(ConfigFileKind kind);
+
+// Returns the path of the `kind` file called `name` in the library, or "" when there is none.
+std::string find_library_file(const std::string& name, ConfigFileKind kind);
+
+// Returns the file a command-line argument names: `argument` itself when it is a file or is
+// written as a path, else the first of `kinds` in the library with that name. Throws
+// ConfigError (file: the argument) listing close names when a name is nowhere.
+std::string resolve_file_argument(const std::string& argument,
+                                  const std::vector<ConfigFileKind>& kinds);
 
 }  // namespace trident
 

@@ -9,6 +9,7 @@
 #include "config/schema.h"
 #include "config/section_readers.h"
 #include "config/yaml_tree.h"
+#include "core/text.h"
 
 namespace trident {
 namespace {
@@ -61,22 +62,6 @@ bool in_failed_section(const std::string& key, const std::vector<std::string>& f
   return false;
 }
 
-// Applies the scenario's `overrides:` map (dotted setting paths, as --set takes) in order.
-void apply_file_overrides(const MapReader& top, YamlNode& root,
-                          const std::vector<std::string>& failed) {
-  if (!top.opt_map("overrides")) return;  // throws when not a map
-  const YamlNodePtr overrides = root.find("overrides")->value;
-  for (const YamlEntry& e : overrides->entries) {
-    top.field([&] {
-      const std::string key_path = "overrides." + e.key;
-      const std::string error = schema_path_error(e.key);
-      if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
-      if (in_failed_section(e.key, failed)) return;
-      set_setting(root, e.key, e.value->clone(), e.key_mark, key_path);
-    });
-  }
-}
-
 // Replaces an inline cluster's `gpu:` path by the GPU file's map.
 void resolve_cluster_gpu(YamlNode& root, Diagnostics* diag) {
   YamlNode& cluster = *root.find("cluster")->value;
@@ -85,19 +70,55 @@ void resolve_cluster_gpu(YamlNode& root, Diagnostics* diag) {
   }
 }
 
+// Replaces a section's reference (path or library name) by the map it names.
+void resolve_section(YamlNode& root, const std::string& section, Diagnostics* diag) {
+  resolve_reference(root, section, section, section_kind(section), diag);
+  if (section_kind(section) == ConfigFileKind::kCluster) resolve_cluster_gpu(root, diag);
+}
+
+// Applies the scenario's `overrides:` map (dotted setting paths, as --set takes) in order:
+// with `sections`, only those that replace a whole section (a section whose new file fails
+// joins *failed); else all others.
+void apply_file_overrides(const MapReader& top, YamlNode& root, std::vector<std::string>* failed,
+                          bool sections, Diagnostics* diag) {
+  const YamlEntry* entry = root.find("overrides");
+  if (sections && (entry == nullptr || !entry->value->is_map())) return;  // checked next pass
+  if (!top.opt_map("overrides")) return;                                  // throws when not a map
+  const YamlNodePtr overrides = root.find("overrides")->value;
+  for (const YamlEntry& e : overrides->entries) {
+    if (is_section_reference_key(e.key) != sections) continue;
+    const bool ok = top.field([&] {
+      const std::string key_path = "overrides." + e.key;
+      const std::string error = schema_path_error(e.key);
+      if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
+      if (in_failed_section(e.key, *failed)) return;
+      set_setting(root, e.key, e.value->clone(), e.key_mark, key_path);
+      if (sections) resolve_section(root, e.key, diag);
+    });
+    if (!ok && sections) failed->push_back(e.key);
+  }
+}
+
 MapReader section_reader(const YamlNode& root, const std::string& section, Diagnostics* diag) {
   const YamlEntry* e = root.find(section);
   return MapReader(*e->value, section, e->key_mark, diag);
 }
 
-}  // namespace
-
-Scenario check_scenario(const std::string& path, const std::vector<std::string>& overrides,
-                        Diagnostics* diag) {
+// check_scenario of the file at `path`, or of `text` (named `path` in messages) when given.
+Scenario check_scenario_source(const std::string& path, const std::string* text,
+                               const std::vector<std::string>& overrides, Diagnostics* diag) {
   Scenario s;
   s.path = path;
   YamlNodePtr root;
-  if (!attempt(diag, [&] { root = load_config_map(path, ConfigFileKind::kScenario, diag); })) {
+  if (!attempt(diag, [&] {
+        if (text != nullptr) {
+          root = parse_yaml(*text, path, diag);
+          if (!root->is_map()) throw ConfigError(location_of(root->mark, ""), "expected a map");
+          return;
+        }
+        s.path = resolve_file_argument(path, {ConfigFileKind::kScenario});
+        root = load_config_map(s.path, ConfigFileKind::kScenario, diag);
+      })) {
     return s;
   }
   MapReader top(*root, "", root->mark, diag);
@@ -110,18 +131,28 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
   };
   for (const char* section : kSections) {
     const bool ok = top.field([&] {
-      top.require(section, "a path to a YAML file or an inline map");
-      resolve_reference(*root, section, section, section_kind(section), diag);
-      if (section_kind(section) == ConfigFileKind::kCluster) resolve_cluster_gpu(*root, diag);
+      top.require(section, "a path to a YAML file, a library name or an inline map");
+      resolve_section(*root, section, diag);
     });
     if (!ok) failed.push_back(section);
   }
-  top.field([&] { apply_file_overrides(top, *root, failed); });
-  for (const std::string& text : overrides) {
-    top.field([&] {
-      const Override ov = parse_override(text);
-      if (!in_failed_section(ov.key, failed)) apply_override(*root, ov);
-    });
+  // Whole sections swapped (`cluster: hgx-b200`) first, so that the other overrides apply
+  // to the new section whatever their order.
+  for (const bool sections : {true, false}) {
+    top.field([&] { apply_file_overrides(top, *root, &failed, sections, diag); });
+    for (const std::string& text : overrides) {
+      // A bad override is reported once, in the second pass.
+      const std::string key = trim(text.substr(0, text.find('=')));
+      if (sections && !is_section_reference_key(key)) continue;
+      const bool ok = top.field([&] {
+        const Override ov = parse_override(text);
+        if (is_section_reference_key(ov.key) != sections) return;
+        if (in_failed_section(ov.key, failed)) return;
+        apply_override(*root, ov);
+        if (sections) resolve_section(*root, ov.key, diag);
+      });
+      if (!ok && sections) failed.push_back(key);
+    }
   }
   // An override may have named a GPU file (relative to the file it is written in).
   if (!is_failed("cluster") && !top.field([&] { resolve_cluster_gpu(*root, diag); })) {
@@ -150,6 +181,18 @@ Scenario check_scenario(const std::string& path, const std::vector<std::string>&
   }
   top.field([&] { s.sweep = read_sweep(top); });
   return s;
+}
+
+}  // namespace
+
+Scenario check_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                        Diagnostics* diag) {
+  return check_scenario_source(path, nullptr, overrides, diag);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& label,
+                            const std::vector<std::string>& overrides) {
+  return check_scenario_source(label, &text, overrides, nullptr);
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

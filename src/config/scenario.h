@@ -38,6 +38,11 @@ struct Scenario {
 // Throws ConfigError / PlanError (one message with file, line and key) on bad input.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides);
 
+// Loads a scenario from YAML `text` as load_scenario loads a file; `label` names it in
+// messages and its directory is the one relative paths in it are read from.
+Scenario load_scenario_text(const std::string& text, const std::string& label,
+                            const std::vector<std::string>& overrides);
+
 // Checks the scenario at `path` as load_scenario does, but records every problem in `diag`
 // instead of stopping at the first (the first recorded is the one load_scenario throws).
 // The returned scenario is meaningful only when nothing was recorded.

@@ -14,8 +14,13 @@ namespace trident {
 // (a leaf or an unknown key).
 const std::vector<std::string>* schema_keys(const std::string& map_path);
 
-// Checks that `path` names a setting that `--set` or `sweep:` may change: it must start with
-// "cluster.", "model." or "plan." and lead through known maps to a known key.
+// Whether `path` is a bare section ("cluster", "model", "plan"): its value is a file path or
+// library name that replaces the whole section (`--set cluster=hgx-b200`).
+bool is_section_reference_key(const std::string& path);
+
+// Checks that `path` names a setting that `--set` or `sweep:` may change: a bare section
+// (above), or a path starting with "cluster.", "model." or "plan." that leads through known
+// maps to a known key.
 // Returns "" when it does, else a one-line reason with a did-you-mean hint.
 std::string schema_path_error(const std::string& path);
 

@@ -453,6 +453,12 @@ std::vector<SettingSection> build_sections() {
                           "Attention in FP8 too (precision fp8); otherwise it runs in BF16."),
                   "false"),
               "--fp8-dot-product-attention"),
+           number("train_tokens", 1, 1e18,
+                  "Tokens of the whole training run: the report adds days of training and "
+                  "GPU-hours (a plain number, 15e12; trident's --train-tokens takes 15T)."),
+           number("gpu_hour_price", 0, 1e9,
+                  "Price of one GPU-hour, any currency: with train_tokens the report adds "
+                  "the cost (trident's --gpu-hour-price)."),
        }});
   return out;
 }

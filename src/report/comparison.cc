@@ -62,8 +62,21 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
                          const std::string& scenario_path) {
   std::string o;
   const ComparedVariant* any = first_ok(variants);
+  // The clusters and models of the variants that ran, each once, in order.
+  const auto distinct = [&](std::string Report::*field) {
+    std::vector<std::string> names;
+    for (const ComparedVariant& v : variants) {
+      const std::string& name = v.report.*field;
+      if (v.error.empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+      }
+    }
+    return names;
+  };
+  const std::vector<std::string> clusters = distinct(&Report::cluster);
+  const std::vector<std::string> models = distinct(&Report::model);
   if (any != nullptr) {
-    o += fmt::format("trident compare: {} on {} ({})\n", any->report.model, any->report.cluster,
+    o += fmt::format("trident compare: {} on {} ({})\n", join(models, " / "), join(clusters, " / "),
                      scenario_path);
   } else {
     o += fmt::format("trident compare: {}\n", scenario_path);
@@ -76,8 +89,12 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
   }
   o += "\n";
   std::vector<size_t> width;
-  for (const ComparedVariant& v : variants)
-    width.push_back(std::max<size_t>(12, v.name.size() + 2));
+  for (const ComparedVariant& v : variants) {
+    size_t w = std::max<size_t>(12, v.name.size() + 2);
+    if (clusters.size() > 1) w = std::max(w, v.report.cluster.size() + 2);
+    if (models.size() > 1) w = std::max(w, v.report.model.size() + 2);
+    width.push_back(w);
+  }
   auto row = [&](const std::string& label, const std::function<std::string(const Report&)>& cell,
                  bool ratio = false) {
     o += fmt::format("  {:<22}", label);
@@ -98,6 +115,8 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
     o += fmt::format("{:>{}}", variants[i].name, width[i]);
   }
   o += "\n";
+  if (clusters.size() > 1) row("cluster", [](const Report& r) { return r.cluster; });
+  if (models.size() > 1) row("model", [](const Report& r) { return r.model; });
   row("plan",
       [](const Report& r) { return fmt::format("t{} p{} d{}", r.tensor, r.pipeline, r.data); });
   row("step time", [](const Report& r) { return fmt::format("{:.4f} s", r.step_time_s); });
@@ -120,6 +139,17 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
   row("peak memory", [](const Report& r) { return fmt::format("{:.1f} GiB", r.peak_memory_gib); });
   row("fits in memory",
       [](const Report& r) { return std::string(r.fits_in_memory ? "yes" : "NO"); });
+  const bool any_training = std::any_of(variants.begin(), variants.end(), [](const auto& v) {
+    return v.error.empty() && v.report.train_days.has_value();
+  });
+  if (any_training) {
+    const auto optional = [](const std::optional<double>& v, const char* format) {
+      return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
+    };
+    row("time to train", [&](const Report& r) { return optional(r.train_days, "{:.1f} days"); });
+    row("GPU-hours", [&](const Report& r) { return optional(r.gpu_hours, "{:.0f}"); });
+    row("cost", [&](const Report& r) { return optional(r.cost, "{:.0f}"); });
+  }
   bool first_error = true;
   for (const ComparedVariant& v : variants) {
     if (v.error.empty()) continue;
@@ -145,7 +175,7 @@ std::string format_json(const std::vector<ComparedVariant>& variants,
     } else {
       const std::vector<std::string> values = split_plain(csv_row(v.report));
       for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
-        e[keys[i]] = Json::parse(values[i]);
+        e[keys[i]] = values[i].empty() ? Json(nullptr) : Json::parse(values[i]);
       }
       e["tp_comm_share"] = comm_share(v.report.tp_comm_exposed_s, v.report.step_time_s);
       e["pp_comm_share"] = comm_share(v.report.pp_comm_exposed_s, v.report.step_time_s);
@@ -221,6 +251,12 @@ Report parse_report_json(const std::string& text) {
     r.hardware_flops_per_step = j.at("hardware_flops_per_step").get<double>();
     r.parameters = j.at("parameters").get<double>();
     r.sim_activities = j.at("sim_activities").get<unsigned long long>();
+    for (const auto& [key, field] :
+         {std::pair{"train_tokens", &Report::train_tokens},
+          std::pair{"train_days", &Report::train_days}, std::pair{"gpu_hours", &Report::gpu_hours},
+          std::pair{"cost", &Report::cost}}) {
+      if (j.contains(key) && !j.at(key).is_null()) r.*field = j.at(key).get<double>();
+    }
     return r;
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("not a simulate report: ") + e.what());

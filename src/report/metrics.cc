@@ -84,6 +84,15 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
         w.model_flops_per_step / (step * r.gpus * sc.cluster.peak(plan.precision));
     r.model_tflops_per_gpu = w.model_flops_per_step / step / r.gpus / 1e12;
     r.tokens_per_s = double(plan.global_batch_size) * sc.model.seq_length / step;
+    if (plan.train_tokens > 0) {
+      // Whole steps: the last global batch is trained in full.
+      const double tokens_per_step = double(plan.global_batch_size) * sc.model.seq_length;
+      const double seconds = std::ceil(plan.train_tokens / tokens_per_step) * step;
+      r.train_tokens = plan.train_tokens;
+      r.train_days = seconds / 86400;
+      r.gpu_hours = seconds / 3600 * r.gpus;
+      if (plan.has_gpu_hour_price) r.cost = *r.gpu_hours * plan.gpu_hour_price;
+    }
   }
   for (int i = 0; i < plan.pipeline; ++i) {
     StageReport& s = r.stages[i];

@@ -2,6 +2,7 @@
 #ifndef TRIDENT_REPORT_METRICS_H_
 #define TRIDENT_REPORT_METRICS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,11 @@ struct Report {
   double hardware_flops_per_step = 0;
   double parameters = 0;
   unsigned long long sim_activities = 0;
+  // The whole training run (plan.train_tokens, plan.gpu_hour_price); unset when not given.
+  std::optional<double> train_tokens;
+  std::optional<double> train_days;  // train_tokens / tokens per step × step time, in days
+  std::optional<double> gpu_hours;   // × GPUs used
+  std::optional<double> cost;        // gpu_hours × gpu_hour_price
   std::vector<StageReport> stages;
 };
 

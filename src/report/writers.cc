@@ -19,6 +19,8 @@ struct Scalar {
   std::function<Json(const Report&)> get;
 };
 
+Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
 const std::vector<Scalar>& scalars() {
   static const std::vector<Scalar> keys = {
       {"step_time_s", [](const Report& r) { return Json(r.step_time_s); }},
@@ -45,11 +47,17 @@ const std::vector<Scalar>& scalars() {
       {"hardware_flops_per_step", [](const Report& r) { return Json(r.hardware_flops_per_step); }},
       {"parameters", [](const Report& r) { return Json(r.parameters); }},
       {"sim_activities", [](const Report& r) { return Json(r.sim_activities); }},
+      // Time to train and cost: null (CSV: empty) without plan.train_tokens / gpu_hour_price.
+      {"train_tokens", [](const Report& r) { return optional_json(r.train_tokens); }},
+      {"train_days", [](const Report& r) { return optional_json(r.train_days); }},
+      {"gpu_hours", [](const Report& r) { return optional_json(r.gpu_hours); }},
+      {"cost", [](const Report& r) { return optional_json(r.cost); }},
   };
   return keys;
 }
 
 std::string csv_value(const Json& v) {
+  if (v.is_null()) return "";
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_float()) return fmt::format("{:.10g}", v.get<double>());
   return sanitize_utf8(v.dump(-1, ' ', false, Json::error_handler_t::replace));
@@ -161,6 +169,12 @@ std::string format_table(const Report& r) {
   line("exposed DP comm", fmt::format("{:.4f} s", r.dp_comm_exposed_s));
   line("peak memory", fmt::format("{:.1f} GiB ({})", r.peak_memory_gib,
                                   r.fits_in_memory ? "fits" : "DOES NOT FIT"));
+  if (r.train_days) {
+    line("time to train",
+         fmt::format("{:.1f} days for {:.4g} tokens", *r.train_days, r.train_tokens.value_or(0)));
+    line("GPU-hours", fmt::format("{:.0f} ({} GPUs)", r.gpu_hours.value_or(0), r.gpus));
+  }
+  if (r.cost) line("cost", fmt::format("{:.0f}", *r.cost));
   o += fmt::format("\n  {:>5} {:>7} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10}\n", "stage", "layers",
                    "compute s", "TP s", "PP s", "DP s", "bubble s", "mem GiB");
   for (const StageReport& s : r.stages) {

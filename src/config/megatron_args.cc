@@ -1,0 +1,402 @@
+#include "config/megatron_args.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "config/shell_words.h"
+#include "core/errors.h"
+
+namespace trident {
+namespace {
+
+// What an argument does to a trident scenario.
+enum class Use {
+  kModel,    // a model setting (value, or `true` for a flag)
+  kPlan,     // a plan setting
+  kSpecial,  // handled after all are read (precision, virtual stages, vocabulary, ...)
+  kIgnored,  // does not change one step's time or memory
+  kRefused,  // changes the step; trident does not model it
+};
+
+struct Arg {
+  Use use;
+  bool flag;           // takes no value
+  const char* target;  // the trident key (kModel/kPlan), or why (kIgnored/kRefused)
+};
+
+const std::map<std::string, Arg>& known_args() {
+  static const std::map<std::string, Arg> args = {
+      {"--num-layers", {Use::kModel, false, "num_layers"}},
+      {"--hidden-size", {Use::kModel, false, "hidden_size"}},
+      {"--num-attention-heads", {Use::kModel, false, "num_attention_heads"}},
+      {"--num-query-groups", {Use::kSpecial, false, ""}},
+      {"--group-query-attention", {Use::kSpecial, true, ""}},
+      {"--ffn-hidden-size", {Use::kModel, false, "ffn_hidden_size"}},
+      {"--seq-length", {Use::kModel, false, "seq_length"}},
+      {"--swiglu", {Use::kModel, true, "swiglu"}},
+      {"--untie-embeddings-and-output-weights",
+       {Use::kModel, true, "untie_embeddings_and_output_weights"}},
+      {"--position-embedding-type", {Use::kSpecial, false, ""}},
+      {"--use-rotary-position-embeddings", {Use::kSpecial, true, ""}},
+      {"--vocab-size", {Use::kSpecial, false, ""}},
+      {"--padded-vocab-size", {Use::kSpecial, false, ""}},
+      {"--make-vocab-size-divisible-by", {Use::kSpecial, false, ""}},
+      {"--tensor-model-parallel-size", {Use::kPlan, false, "tensor_parallel"}},
+      {"--pipeline-model-parallel-size", {Use::kPlan, false, "pipeline_parallel"}},
+      {"--num-layers-per-virtual-pipeline-stage", {Use::kSpecial, false, ""}},
+      {"--num-virtual-stages-per-pipeline-rank", {Use::kSpecial, false, ""}},
+      {"--micro-batch-size", {Use::kPlan, false, "micro_batch_size"}},
+      {"--global-batch-size", {Use::kPlan, false, "global_batch_size"}},
+      {"--sequence-parallel", {Use::kPlan, true, "sequence_parallel"}},
+      {"--use-distributed-optimizer", {Use::kPlan, true, "distributed_optimizer"}},
+      {"--overlap-grad-reduce", {Use::kPlan, true, "overlap_grad_reduce"}},
+      {"--ddp-bucket-size", {Use::kPlan, false, "grad_bucket_size"}},
+      {"--recompute-granularity", {Use::kPlan, false, "recompute"}},
+      {"--recompute-method", {Use::kSpecial, false, ""}},
+      {"--recompute-num-layers", {Use::kSpecial, false, ""}},
+      {"--decoder-first-pipeline-num-layers",
+       {Use::kPlan, false, "decoder_first_pipeline_num_layers"}},
+      {"--decoder-last-pipeline-num-layers",
+       {Use::kPlan, false, "decoder_last_pipeline_num_layers"}},
+      {"--bf16", {Use::kSpecial, true, ""}},
+      {"--fp16", {Use::kSpecial, true, ""}},
+      {"--fp8-format", {Use::kSpecial, false, ""}},
+      {"--context-parallel-size", {Use::kSpecial, false, ""}},
+      {"--expert-model-parallel-size", {Use::kSpecial, false, ""}},
+      {"--attention-backend", {Use::kSpecial, false, ""}},
+      // Refused: they change the step and trident does not model them.
+      {"--use-flash-attn",
+       {Use::kRefused, true, "flash attention; trident times attention unfused (s x s scores)"}},
+      {"--overlap-param-gather",
+       {Use::kRefused, true, "overlapped parameter all-gather is not modelled"}},
+      {"--num-experts", {Use::kRefused, false, "mixture of experts is not modelled"}},
+      {"--moe-router-topk", {Use::kRefused, false, "mixture of experts is not modelled"}},
+      {"--tp-comm-overlap",
+       {Use::kRefused, true, "TP communication overlap with GEMMs is not modelled"}},
+      {"--num-layers-per-stage", {Use::kRefused, false, "use --decoder-first/last-..."}},
+      {"--moe-grouped-gemm", {Use::kRefused, true, "mixture of experts is not modelled"}},
+      {"--multi-latent-attention", {Use::kRefused, true, "MLA is not modelled"}},
+      {"--encoder-num-layers", {Use::kRefused, false, "encoders are not modelled"}},
+  };
+  return args;
+}
+
+// Prefixes and names of arguments that do not change one step (logging, data, checkpoints,
+// optimizer hyper-parameters, initialisation, numerics of the same cost).
+bool is_ignored(const std::string& name, std::string* why) {
+  static const char* const prefixes[] = {
+      "--log",
+      "--tensorboard",
+      "--wandb",
+      "--data-",
+      "--save",
+      "--load",
+      "--eval-",
+      "--lr",
+      "--min-lr",
+      "--adam-",
+      "--weight-decay",
+      "--clip-grad",
+      "--seed",
+      "--init-method",
+      "--train-iters",
+      "--train-samples",
+      "--exit-",
+      "--tokenizer-",
+      "--vocab-file",
+      "--merge-file",
+      "--split",
+      "--ckpt-",
+      "--no-load-",
+      "--finetune",
+      "--timing-",
+      "--num-workers",
+      "--dataloader-",
+      "--mock-data",
+      "--distributed-backend",
+      "--distributed-timeout",
+      "--use-mcore-models",
+      "--transformer-impl",
+      "--normalization",
+      "--norm-epsilon",
+      "--rotary-",
+      "--attention-dropout",
+      "--hidden-dropout",
+      "--disable-bias-linear",
+      "--no-masked-softmax-fusion",
+      "--no-bias-",
+      "--attention-softmax-in-fp32",
+      "--accumulate-allreduce-grads-in-fp32",
+      "--max-position-embeddings",
+      "--use-checkpoint-",
+      "--async-save",
+      "--no-gradient-",
+      "--manual-gc",
+      "--profile",
+      "--use-pytorch-profiler",
+      "--record-memory-history",
+      "--rerun-",
+      "--check-for-nan",
+      "--bias-",
+      "--no-rope-fusion",
+      "--apply-layernorm-1p",
+      "--qk-layernorm",
+      "--hysteresis",
+      "--loss-scale",
+      "--initial-loss-scale",
+      "--min-loss-scale",
+      "--use-cpu-initialization",
+  };
+  for (const char* p : prefixes) {
+    if (name.rfind(p, 0) == 0) {
+      *why = "does not change the step's time or memory in trident";
+      return true;
+    }
+  }
+  return false;
+}
+
+// `value` as a YAML scalar: as written when plain, else single-quoted (a string the loader
+// then refuses where a number is expected, naming the key).
+std::string yaml_scalar(const std::string& value) {
+  bool plain = !value.empty();
+  for (char c : value) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ||
+                      c == '_' || c == '+');
+  }
+  if (plain) return value;
+  std::string q = "'";
+  for (char c : value) q += c == '\'' ? std::string("''") : std::string(1, c);
+  return q + "'";
+}
+
+}  // namespace
+
+MegatronScenario translate_megatron_args(const std::string& text, const std::string& label,
+                                         const std::string& cluster) {
+  const std::vector<ShellWord> shell_words = split_shell_words(text, label);
+  std::vector<std::string> words;
+  std::vector<int> lines;  // of each word
+  for (const ShellWord& w : shell_words) words.push_back(w.text), lines.push_back(w.line);
+  SourceLocation where;
+  where.file = label;
+
+  // The launcher: everything up to the training script (torchrun --nnodes 64 ... x.py).
+  std::optional<std::string> nodes;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w.size() > 3 && w.compare(w.size() - 3, 3, ".py") == 0) {
+      for (size_t j = 0; j < i; ++j) {
+        const std::string& l = words[j];
+        if (l.rfind("--nnodes=", 0) == 0) nodes = l.substr(9);
+        if (l == "--nnodes" && j + 1 < i) nodes = words[j + 1];
+      }
+      words.erase(words.begin(), words.begin() + static_cast<long>(i) + 1);
+      lines.erase(lines.begin(), lines.begin() + static_cast<long>(i) + 1);
+      break;
+    }
+  }
+
+  std::map<std::string, std::string> model, plan;  // key -> YAML value
+  std::map<std::string, std::string> given;        // every modelled argument -> its value
+  std::vector<std::string> refused, unknown;
+  std::map<std::string, int> line_of;  // each argument's (first) line
+  MegatronScenario out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string name = words[i], value;
+    bool inline_value = false;
+    if (name.rfind("--", 0) != 0) {
+      line_of.emplace(name, lines[i]);
+      unknown.push_back("`" + excerpt(name, 60) + "` (expected --option)");
+      continue;
+    }
+    const size_t eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      inline_value = true;
+    }
+    std::replace(name.begin(), name.end(), '_', '-');
+    line_of.emplace(name, lines[i]);
+    const auto takes_value = [&] {
+      if (!inline_value && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
+        value = words[++i];
+      }
+    };
+    const auto it = known_args().find(name);
+    std::string why;
+    if (it == known_args().end()) {
+      if (is_ignored(name, &why)) {
+        takes_value();
+        out.ignored.push_back(name + (value.empty() ? "" : " " + value));
+      } else {
+        takes_value();
+        unknown.push_back(name);
+      }
+      continue;
+    }
+    const Arg& arg = it->second;
+    if (!arg.flag) takes_value();
+    if (!arg.flag && value.empty()) {
+      throw ConfigError(where, name + " needs a value");
+    }
+    switch (arg.use) {
+      case Use::kModel:
+        model[arg.target] = arg.flag ? "true" : value;
+        break;
+      case Use::kPlan:
+        plan[arg.target] = arg.flag ? "true" : value;
+        break;
+      case Use::kSpecial:
+        given[name] = arg.flag ? "true" : value;
+        break;
+      case Use::kIgnored:
+        out.ignored.push_back(name);
+        break;
+      case Use::kRefused:
+        refused.push_back(name + " (" + arg.target + ")");
+        break;
+    }
+  }
+
+  const auto has = [&](const char* n) { return given.count(n) > 0; };
+  const auto get = [&](const char* n) { return given.at(n); };
+  // Arguments whose value decides whether trident models them.
+  if (has("--context-parallel-size") && get("--context-parallel-size") != "1") {
+    refused.push_back("--context-parallel-size " + get("--context-parallel-size") +
+                      " (context parallelism is not modelled)");
+  }
+  if (has("--expert-model-parallel-size") && get("--expert-model-parallel-size") != "1") {
+    refused.push_back("--expert-model-parallel-size (mixture of experts is not modelled)");
+  }
+  if (has("--attention-backend")) {
+    const std::string b = get("--attention-backend");
+    if (b != "unfused" && b != "local") {
+      refused.push_back("--attention-backend " + b +
+                        " (trident times attention unfused; use unfused or local)");
+    }
+  }
+  if (has("--position-embedding-type")) {
+    const std::string t = get("--position-embedding-type");
+    if (t == "learned_absolute") {
+      model["position_embedding"] = "learned";
+    } else if (t == "rope" || t == "none") {
+      model["position_embedding"] = "rope";  // no position weights
+    } else {
+      refused.push_back("--position-embedding-type " + t + " (not modelled)");
+    }
+  } else if (has("--use-rotary-position-embeddings")) {
+    model["position_embedding"] = "rope";
+  } else {
+    model["position_embedding"] = "learned";  // Megatron's default
+  }
+  if (has("--group-query-attention") && has("--num-query-groups")) {
+    model["num_query_groups"] = get("--num-query-groups");
+  } else if (has("--num-query-groups")) {
+    out.ignored.push_back("--num-query-groups " + get("--num-query-groups") +
+                          " (Megatron uses it only with --group-query-attention)");
+  }
+  if (has("--recompute-method") && plan.count("recompute") && plan["recompute"] == "full" &&
+      get("--recompute-method") == "block") {
+    refused.push_back(
+        "--recompute-method block (recomputing only some layers is not modelled; "
+        "use uniform)");
+  }
+  if (has("--fp8-format")) {
+    plan["precision"] = "fp8";
+  } else if (has("--fp16")) {
+    plan["precision"] = "fp16";
+  } else if (has("--bf16")) {
+    plan["precision"] = "bf16";
+  } else {
+    plan["precision"] = "fp32";  // Megatron without --bf16/--fp16
+  }
+  if (has("--num-virtual-stages-per-pipeline-rank")) {
+    plan["virtual_stages"] = get("--num-virtual-stages-per-pipeline-rank");
+  } else if (has("--num-layers-per-virtual-pipeline-stage") && model.count("num_layers")) {
+    const long layers = std::atol(model["num_layers"].c_str());
+    const long per = std::atol(get("--num-layers-per-virtual-pipeline-stage").c_str());
+    const long p =
+        plan.count("pipeline_parallel") ? std::atol(plan["pipeline_parallel"].c_str()) : 1;
+    if (per < 1 || p < 1 || layers % (per * p) != 0) {
+      throw ConfigError(where, "--num-layers-per-virtual-pipeline-stage " +
+                                   get("--num-layers-per-virtual-pipeline-stage") +
+                                   " does not divide --num-layers over the pipeline stages");
+    }
+    plan["virtual_stages"] = std::to_string(layers / (per * p));
+  }
+  plan["schedule"] =
+      plan.count("virtual_stages") && plan["virtual_stages"] != "1" ? "interleaved-1f1b" : "1f1b";
+  // The vocabulary as Megatron pads it: a multiple of make-vocab-size-divisible-by × t.
+  if (has("--padded-vocab-size")) {
+    model["vocab_size"] = get("--padded-vocab-size");
+  } else if (has("--vocab-size")) {
+    const long v = std::atol(get("--vocab-size").c_str());
+    const long divisible = has("--make-vocab-size-divisible-by")
+                               ? std::atol(get("--make-vocab-size-divisible-by").c_str())
+                               : 128;
+    const long t = plan.count("tensor_parallel") ? std::atol(plan["tensor_parallel"].c_str()) : 1;
+    const long multiple = std::max(1L, divisible * t);
+    model["vocab_size"] = std::to_string((v + multiple - 1) / multiple * multiple);
+  }
+
+  // Each refused or unknown argument with its line; the first one locates the error.
+  const auto locate = [&](std::vector<std::string>* entries) {
+    for (std::string& e : *entries) {
+      std::string name = e.substr(0, e.find(' '));
+      name.erase(std::remove(name.begin(), name.end(), '`'), name.end());
+      const auto it = line_of.find(name);
+      if (it == line_of.end()) continue;
+      if (where.line == 0) where.line = it->second, where.key = name;
+      const std::string line = "line " + std::to_string(it->second);
+      const size_t paren = e.find(" (");
+      e = paren == std::string::npos ? e + " (" + line + ")"
+                                     : e.substr(0, paren + 2) + line + "; " + e.substr(paren + 2);
+    }
+  };
+  locate(&refused);
+  locate(&unknown);
+  std::string problems;
+  if (!refused.empty()) {
+    problems += "changes the step but is not modelled, refused: ";
+    for (size_t i = 0; i < refused.size(); ++i) problems += (i ? "; " : "") + refused[i];
+  }
+  if (!unknown.empty()) {
+    problems += std::string(problems.empty() ? "" : "; ") + "unknown to trident, refused: ";
+    for (size_t i = 0; i < unknown.size(); ++i) problems += (i ? ", " : "") + unknown[i];
+  }
+  const std::pair<const char*, const char*> required[] = {
+      {"num_layers", "--num-layers"},
+      {"hidden_size", "--hidden-size"},
+      {"num_attention_heads", "--num-attention-heads"},
+      {"seq_length", "--seq-length"},
+      {"vocab_size", "--vocab-size (the tokenizer's vocabulary, e.g. 128256 for Llama 3)"}};
+  for (const auto& [key, option] : required) {
+    if (!model.count(key)) {
+      problems += std::string(problems.empty() ? "" : "; ") + "missing " + option;
+    }
+  }
+  if (!plan.count("micro_batch_size")) {
+    problems += std::string(problems.empty() ? "" : "; ") + "missing --micro-batch-size";
+  }
+  if (!problems.empty()) throw ConfigError(where, problems);
+
+  std::string y = "# Translated by trident from the Megatron-LM launch line in " + label + "\n";
+  y += "name: megatron-args\n";
+  y += "description: " + model["num_layers"] + " layers, hidden " + model["hidden_size"] +
+       ", from a Megatron-LM launch line\n";
+  y += "cluster: " + yaml_scalar(cluster) + "\n";
+  if (nodes) y += "overrides:\n  cluster.nodes: " + yaml_scalar(*nodes) + "  # torchrun --nnodes\n";
+  y += "model:\n  name: megatron-model\n";
+  for (const auto& [k, v] : model) y += "  " + k + ": " + yaml_scalar(v) + "\n";
+  y += "plan:\n";
+  for (const auto& [k, v] : plan) y += "  " + k + ": " + yaml_scalar(v) + "\n";
+  out.yaml = y;
+  return out;
+}
+
+}  // namespace trident

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs trident into a temporary prefix (cmake --install) and runs it from another
+# directory, with library names only: the installed library must be the one found.
+# Usage: install_test.sh BUILD_DIR
+set -euo pipefail
+build=$1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trident_install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+
+fail() { echo "install_test: $*" >&2; exit 1; }
+for f in bin/trident share/trident/configs/clusters/dgx-h100.yaml \
+         share/trident/scenarios/llama3-70b-dgx-h100.yaml share/trident/scripts/slurm_sweep.sh \
+         share/doc/trident/schema.md share/doc/trident/README.md; do
+  [ -e "$prefix/$f" ] || fail "missing $prefix/$f"
+done
+[ -x "$prefix/share/trident/scripts/slurm_sweep.sh" ] || fail "scripts are not executable"
+
+work=$tmp/elsewhere
+mkdir -p "$work"
+cd "$work"
+# The installed library comes before the source tree's.
+"$prefix/bin/trident" list clusters | grep -q "dgx-h100 .*$prefix/share/trident/configs/clusters/dgx-h100.yaml" ||
+  fail "trident list does not show the installed library"
+"$prefix/bin/trident" simulate llama3-70b-dgx-h100 --format json > by_name.json
+grep -q '"cluster": "dgx-h100"' by_name.json || fail "simulate by scenario name"
+cat > mine.yaml <<'YAML'
+cluster: hgx-b200
+model: llama3-8b
+plan:
+  tensor_parallel: 8
+  pipeline_parallel: 1
+  data_parallel: 2
+  micro_batch_size: 1
+  global_batch_size: 16
+YAML
+"$prefix/bin/trident" simulate mine.yaml --set cluster.nodes=2 --format json > mine.json
+grep -q '"cluster": "hgx-b200"' mine.json || fail "simulate a scenario naming its cluster"
+# A shipped cluster copied here keeps working (its gpu: is a name).
+cp "$prefix/share/trident/configs/clusters/dgx-h100.yaml" copied.yaml
+"$prefix/bin/trident" validate copied.yaml >/dev/null || fail "a copied cluster file"
+# The Python package, when it was built: its sweep/compare use the installed binary.
+pkg=$prefix/lib/python3/dist-packages
+if [ -d "$pkg/trident" ]; then
+  PYTHONPATH=$pkg /usr/bin/python3 - "$prefix" <<'PY' || fail "the installed Python package"
+import sys, trident
+assert trident.binary() == sys.argv[1] + "/bin/trident", trident.binary()
+assert trident.simulate("tiny")["cluster"] == "tiny-2node"
+assert trident.validate("dgx-h100") == "cluster"
+PY
+fi
+echo "install_test: ok ($prefix, run from $work)"

@@ -1,0 +1,118 @@
+// Megatron-LM launch lines translated into scenarios (config/megatron_args.h): a realistic
+// Llama 3 70B line, the launcher's --nnodes, virtual stages, vocabulary padding, and the
+// arguments refused (changing the step, not modelled) or unknown.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
+
+#include "config/megatron_args.h"
+#include "config/scenario.h"
+#include "config/shell_words.h"
+#include "core/errors.h"
+
+using namespace trident;
+
+namespace {
+
+std::string repo(const std::string& rel) { return std::string(TRIDENT_SOURCE_DIR) + "/" + rel; }
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string translate_error(const std::string& text) {
+  try {
+    translate_megatron_args(text, "line.sh", "dgx-h100");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* const kMinimal =
+    "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+    "--vocab-size 32000 --micro-batch-size 1 --global-batch-size 64 --bf16 ";
+
+}  // namespace
+
+TEST_CASE("shell words: quotes, continuations, comments, lines", "[megatron]") {
+  const auto words = split_shell_words("a \\\n  'b c' \"d\"e # note\nf\\ g", "x");
+  REQUIRE(words.size() == 4);
+  CHECK(words[0].text == "a");
+  CHECK(words[1].text == "b c");
+  CHECK(words[1].line == 2);
+  CHECK(words[2].text == "de");
+  CHECK(words[3].text == "f g");
+  CHECK(words[3].line == 3);
+  CHECK_THROWS_AS(split_shell_words("'open", "x"), ConfigError);
+}
+
+TEST_CASE("a Llama 3 70B launch line becomes the shipped scenario's plan on 64 nodes",
+          "[megatron]") {
+  const std::string path = repo("tests/data/megatron/llama3-70b.sh");
+  const MegatronScenario t = translate_megatron_args(read(path), path, "dgx-h100");
+  const Scenario s = load_scenario_text(t.yaml, path, {});
+  const Scenario shipped = load_scenario(repo("scenarios/llama3-70b-dgx-h100.yaml"), {});
+  CHECK(s.cluster.total_gpus() == 512);  // torchrun --nnodes 64 x 8
+  CHECK(s.plan.tensor == 8);
+  CHECK(s.plan.pipeline == 4);
+  CHECK(s.plan.data == 16);
+  CHECK(s.plan.num_microbatches == 64);
+  CHECK(s.plan.sequence_parallel);
+  CHECK(s.plan.distributed_optimizer);
+  CHECK(s.plan.overlap_grad_reduce);
+  CHECK(s.plan.recompute == shipped.plan.recompute);
+  CHECK(s.plan.precision == Precision::kBf16);
+  CHECK(s.plan.schedule == ScheduleKind::k1F1B);
+  CHECK(s.model.num_layers == 80);
+  CHECK(s.model.num_query_groups == 8);
+  CHECK(s.model.ffn_hidden_size == 28672);
+  CHECK(s.model.swiglu);
+  CHECK(s.model.untie_embeddings_and_output_weights);
+  CHECK(s.model.vocab_size == 129024);  // 128256 padded to a multiple of 128 x t
+  // Logging, data, checkpoints, optimizer and seeds are listed as ignored.
+  const std::string ignored = [&] {
+    std::string all;
+    for (const std::string& a : t.ignored) all += a + "\n";
+    return all;
+  }();
+  for (const char* a : {"--lr 1.5e-4", "--data-path", "--save ", "--seed 1234", "--log-interval",
+                        "--normalization RMSNorm", "--tensorboard-dir"}) {
+    CHECK_THAT(ignored, Catch::Contains(a));
+  }
+}
+
+TEST_CASE("virtual pipeline stages and precision", "[megatron]") {
+  const std::string base = std::string(kMinimal) + "--pipeline-model-parallel-size 4 ";
+  MegatronScenario t =
+      translate_megatron_args(base + "--num-layers-per-virtual-pipeline-stage 2", "l", "x");
+  CHECK_THAT(t.yaml, Catch::Contains("virtual_stages: 4\n"));
+  CHECK_THAT(t.yaml, Catch::Contains("schedule: interleaved-1f1b\n"));
+  t = translate_megatron_args(base + "--num-virtual-stages-per-pipeline-rank 2", "l", "x");
+  CHECK_THAT(t.yaml, Catch::Contains("virtual_stages: 2\n"));
+  t = translate_megatron_args(std::string(kMinimal) + "--fp8-format hybrid", "l", "x");
+  CHECK_THAT(t.yaml, Catch::Contains("precision: fp8\n"));
+  t = translate_megatron_args(std::string(kMinimal) + "--num_query_groups=4", "l", "x");
+  CHECK(t.yaml.find("num_query_groups") == std::string::npos);  // needs GQA on
+  CHECK_THAT(translate_error(base + "--num-layers-per-virtual-pipeline-stage 3"),
+             Catch::Contains("does not divide"));
+}
+
+TEST_CASE("arguments that change the step but are not modelled are refused, each named",
+          "[megatron]") {
+  const std::string error =
+      translate_error(std::string(kMinimal) +
+                      "--use-flash-attn --context-parallel-size 2 --num-experts 8 --frobnicate 3");
+  CHECK_THAT(error, Catch::StartsWith("line.sh:1: --use-flash-attn: changes the step but is not "
+                                      "modelled, refused: --use-flash-attn (line 1; flash"));
+  for (const char* a : {"--use-flash-attn", "--context-parallel-size 2", "--num-experts",
+                        "unknown to trident, refused: --frobnicate"}) {
+    CHECK_THAT(error, Catch::Contains(a));
+  }
+  CHECK_THAT(translate_error("--num-layers 2 --micro-batch-size 1"),
+             Catch::Contains("missing --hidden-size"));
+  CHECK_THAT(translate_error("--num-layers 2 --hidden-size 64 --num-attention-heads 2 "
+                             "--seq-length 64 --micro-batch-size 1"),
+             Catch::Contains("missing --vocab-size"));
+}

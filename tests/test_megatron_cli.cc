@@ -1,0 +1,71 @@
+// End-to-end tests of `trident simulate --megatron-args FILE --cluster NAME`: the Llama 3 70B
+// launch line on 64 DGX H100 nodes, --print-scenario, --verbose, stdin, refusals.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_runner.h"
+
+using trident::testing::run_trident;
+
+namespace {
+const char* const kLine = "tests/data/megatron/llama3-70b.sh";
+}
+
+TEST_CASE("a Megatron-LM launch line simulated on a named cluster", "[megatron][cli]") {
+  const auto r = run_trident(
+      {"simulate", "--megatron-args", kLine, "--cluster", "dgx-h100", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["cluster"] == "dgx-h100");
+  CHECK(j["gpus"] == 512);
+  CHECK(j["tensor_parallel"] == 8);
+  CHECK(j["num_microbatches"] == 64);
+  // The same step as the shipped scenario but for Megatron's padded vocabulary (129024).
+  const auto shipped = nlohmann::json::parse(
+      run_trident({"simulate", "llama3-70b-dgx-h100", "--format", "json"}).out);
+  CHECK(j["step_time_s"].get<double>() ==
+        Approx(shipped["step_time_s"].get<double>()).epsilon(0.02));
+}
+
+TEST_CASE("megatron: --print-scenario writes YAML that simulates the same", "[megatron][cli]") {
+  const auto printed = run_trident({"simulate", "--megatron-args", kLine, "--cluster", "dgx-h100",
+                                    "--print-scenario", "--verbose"});
+  REQUIRE(printed.code == 0);
+  CHECK_THAT(printed.out, Catch::Contains("cluster: dgx-h100\n"));
+  CHECK_THAT(printed.out, Catch::Contains("  cluster.nodes: 64"));
+  CHECK_THAT(printed.out, Catch::Contains("  tensor_parallel: 8\n"));
+  CHECK_THAT(printed.err, Catch::Contains("ignored: --lr 1.5e-4"));
+}
+
+TEST_CASE("bad Megatron input: exit 2, one message naming each argument", "[megatron][cli]") {
+  const auto no_cluster = run_trident({"simulate", "--megatron-args", kLine});
+  CHECK(no_cluster.code == 2);
+  CHECK_THAT(no_cluster.err, Catch::Contains("--megatron-args needs --cluster"));
+  const auto bad = run_trident(
+      {"simulate", "--megatron-args", "tests/data/megatron/refused.sh", "--cluster", "dgx-h100"});
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("tests/data/megatron/refused.sh:4: --overlap-param-gather: "
+                                      "changes the step but is not modelled, refused: "
+                                      "--overlap-param-gather (line 4; "));
+  CHECK_THAT(bad.err, Catch::Contains("--use-flash-attn (line 5; "));
+  CHECK_THAT(bad.err, Catch::Contains("--use-flash-attn"));
+}
+
+TEST_CASE("the launch line read from stdin", "[megatron][cli]") {
+  using trident::testing::shell_quote;
+  const std::string cmd = "cd " + shell_quote(TRIDENT_SOURCE_DIR) + " && " +
+                          shell_quote(TRIDENT_BINARY) +
+                          " simulate --megatron-args - --cluster hgx-b200 --format json < " + kLine;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  REQUIRE(::pclose(pipe) == 0);
+  const auto j = nlohmann::json::parse(out);
+  CHECK(j["scenario"] == "<stdin>");
+  CHECK(j["cluster"] == "hgx-b200");
+  CHECK(j["gpus"] == 512);
+}
