@@ -171,3 +171,20 @@ TEST_CASE("uneven pipeline splits put the given layers on each stage", "[workloa
   CHECK(w.model_flops_per_step ==
         Approx(72 * B * l * s * h * h * (1 + s / (6 * h) + V / (12 * h * l))).epsilon(1e-12));
 }
+
+TEST_CASE("tensor-core kernels inside a step run at gpu.efficiency.in_training of isolated",
+          "[workload]") {
+  // Free memory traffic and overheads: a pass is its GEMMs and attention, so halving the
+  // in-training fraction doubles it exactly.
+  const ModelSpec m = gpt_model(4, 1024, 16, 1024, 32000);
+  ClusterSpec c = free_comm_cluster(1);
+  const Workload isolated =
+      build_workload(scenario(c, m, plan(1, 1, 1, 1, 2, ScheduleKind::k1F1B)));
+  c.gpu.efficiency.in_training = 0.5;
+  const Workload slowed = build_workload(scenario(c, m, plan(1, 1, 1, 1, 2, ScheduleKind::k1F1B)));
+  const Pass& a = isolated.stages[0].chunks[0].forward;
+  const Pass& b = slowed.stages[0].chunks[0].forward;
+  REQUIRE(a.compute_s > 0);
+  CHECK(b.compute_s == Approx(2 * a.compute_s).epsilon(1e-6));
+  CHECK(b.flops == a.flops);  // the work is the same; only its rate changed
+}

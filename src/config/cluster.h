@@ -57,6 +57,11 @@ struct ComputeEfficiency {
   std::map<Precision, PrecisionEfficiency> by_precision;
   double memory = 0.8;           // fraction of HBM bandwidth memory-bound kernels reach
   double kernel_overhead_s = 0;  // fixed cost per kernel (launch, tail)
+  // Tensor-core kernels (GEMMs, fused attention) inside a training step run at this fraction of
+  // the isolated-benchmark throughput the fractions above were fitted on (sustained clocks
+  // under the power cap, HBM and L2 shared with communication kernels, launch gaps). 1 for a
+  // GPU fitted on whole layers of a training step (the A100). docs/calibration.md.
+  double in_training = 1;
   // Streaming multiprocessors: a GEMM runs in waves of 128 x 128 output tiles, one tile per
   // SM, and a last, partly filled wave wastes the idle SMs. 0: no wave quantization.
   int sm_count = 0;

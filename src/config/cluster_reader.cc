@@ -130,6 +130,7 @@ GpuSpec read_gpu(const MapReader& gpu) {
     }
     eff.field([&] { e.memory = *eff.number("memory"); });
     eff.field([&] { e.kernel_overhead_s = *eff.number("kernel_overhead"); });
+    eff.field([&] { e.in_training = *eff.number("in_training"); });
     eff.field([&] { e.sm_count = static_cast<int>(eff.integer("sm_count").value_or(0)); });
   });
   return spec;

@@ -177,6 +177,12 @@ std::vector<SettingSection> build_sections() {
            def(number("memory", kMinEfficiency, 1,
                       "Fraction of HBM bandwidth that memory-bound kernels reach."),
                "0.8"),
+           def(number("in_training", 0.05, 1,
+                      "GEMMs and fused attention inside a training step run at this fraction of "
+                      "the isolated-kernel throughput the other fractions describe (1: they were "
+                      "fitted on whole layers of a step; `trident kernel` shows isolated "
+                      "kernels)."),
+               "1"),
            def(quantity("kernel_overhead", D::kTime, 0, limits::kMaxLatency,
                         "Fixed cost per kernel (launch and tail)."),
                "0 s"),

@@ -42,10 +42,12 @@ Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims
 
 double op_time(const Op& op, const Timing& tm) {
   switch (op.kind) {
+    // Tensor-core kernels run slower inside a step than in isolation (gpu.efficiency.in_training).
     case OpKind::kGemm:
-      return tm.cm.gemm_time(op.gemm, op.linear ? tm.linear : tm.attention);
+      return tm.cm.gemm_time(op.gemm, op.linear ? tm.linear : tm.attention) / tm.cm.in_training();
     case OpKind::kAttention:
-      return tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward);
+      return tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward) /
+             tm.cm.in_training();
     case OpKind::kMemory:
       return tm.cm.memory_time(op.bytes);
     case OpKind::kTpCollective:
