@@ -78,9 +78,14 @@ TEST_CASE("a Llama 3 70B launch line becomes the shipped scenario's plan on 64 n
     return all;
   }();
   for (const char* a : {"--lr 1.5e-4", "--data-path", "--save ", "--seed 1234", "--log-interval",
-                        "--normalization RMSNorm", "--tensorboard-dir"}) {
+                        "--tensorboard-dir"}) {
     CHECK_THAT(ignored, Catch::Contains(a));
   }
+  // Norms, dropout and the attention backend change the step: taken, not ignored.
+  CHECK(ignored.find("--normalization") == std::string::npos);
+  CHECK(s.model.rms_norm);
+  CHECK(s.model.attention_dropout == 0);
+  CHECK(s.plan.attention_backend == AttentionBackend::kFused);
 }
 
 TEST_CASE("virtual pipeline stages and precision", "[megatron]") {
@@ -103,10 +108,10 @@ TEST_CASE("arguments that change the step but are not modelled are refused, each
           "[megatron]") {
   const std::string error =
       translate_error(std::string(kMinimal) +
-                      "--use-flash-attn --context-parallel-size 2 --num-experts 8 --frobnicate 3");
-  CHECK_THAT(error, Catch::StartsWith("line.sh:1: --use-flash-attn: changes the step but is not "
-                                      "modelled, refused: --use-flash-attn (line 1; flash"));
-  for (const char* a : {"--use-flash-attn", "--context-parallel-size 2", "--num-experts",
+                      "--tp-comm-overlap --context-parallel-size 2 --num-experts 8 --frobnicate 3");
+  CHECK_THAT(error, Catch::StartsWith("line.sh:1: --tp-comm-overlap: changes the step but is not "
+                                      "modelled, refused: --tp-comm-overlap (line 1; "));
+  for (const char* a : {"--tp-comm-overlap", "--context-parallel-size 2", "--num-experts",
                         "unknown to trident, refused: --frobnicate"}) {
     CHECK_THAT(error, Catch::Contains(a));
   }
@@ -115,4 +120,29 @@ TEST_CASE("arguments that change the step but are not modelled are refused, each
   CHECK_THAT(translate_error("--num-layers 2 --hidden-size 64 --num-attention-heads 2 "
                              "--seq-length 64 --micro-batch-size 1"),
              Catch::Contains("missing --vocab-size"));
+}
+
+TEST_CASE("attention backends, dropout, norms and FP8 recipes translate", "[megatron]") {
+  const std::string base = std::string(kMinimal);
+  CHECK_THAT(translate_megatron_args(base + "--use-flash-attn", "l", "x").yaml,
+             Catch::Contains("attention_backend: flash"));
+  CHECK_THAT(translate_megatron_args(base + "--attention-backend local", "l", "x").yaml,
+             Catch::Contains("attention_backend: unfused"));
+  CHECK_THAT(translate_megatron_args(base + "--attention-backend fused", "l", "x").yaml,
+             Catch::Contains("attention_backend: fused"));
+  CHECK(translate_megatron_args(base, "l", "x").yaml.find("attention_backend") ==
+        std::string::npos);  // Megatron's auto is trident's default
+  const std::string yaml =
+      translate_megatron_args(base +
+                                  "--attention-dropout 0.0 --hidden-dropout 0.0 "
+                                  "--normalization RMSNorm --fp8-format hybrid "
+                                  "--fp8-recipe tensorwise --fp8-dot-product-attention",
+                              "l", "x")
+          .yaml;
+  CHECK_THAT(yaml, Catch::Contains("attention_dropout: 0.0"));
+  CHECK_THAT(yaml, Catch::Contains("normalization: RMSNorm"));
+  CHECK_THAT(yaml, Catch::Contains("fp8_recipe: tensorwise"));
+  CHECK_THAT(yaml, Catch::Contains("fp8_attention: true"));
+  CHECK_THAT(translate_error(base + "--attention-backend sparse"),
+             Catch::Contains("--attention-backend sparse (line 1; expected flash, fused"));
 }

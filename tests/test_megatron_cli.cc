@@ -48,8 +48,7 @@ TEST_CASE("bad Megatron input: exit 2, one message naming each argument", "[mega
   CHECK_THAT(bad.err, Catch::Contains("tests/data/megatron/refused.sh:4: --overlap-param-gather: "
                                       "changes the step but is not modelled, refused: "
                                       "--overlap-param-gather (line 4; "));
-  CHECK_THAT(bad.err, Catch::Contains("--use-flash-attn (line 5; "));
-  CHECK_THAT(bad.err, Catch::Contains("--use-flash-attn"));
+  CHECK_THAT(bad.err, Catch::Contains("--tp-comm-overlap (line 5; "));
 }
 
 TEST_CASE("the launch line read from stdin", "[megatron][cli]") {

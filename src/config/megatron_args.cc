@@ -69,8 +69,12 @@ const std::map<std::string, Arg>& known_args() {
       {"--expert-model-parallel-size", {Use::kSpecial, false, ""}},
       {"--attention-backend", {Use::kSpecial, false, ""}},
       // Refused: they change the step and trident does not model them.
-      {"--use-flash-attn",
-       {Use::kRefused, true, "flash attention; trident times attention unfused (s x s scores)"}},
+      {"--use-flash-attn", {Use::kSpecial, true, ""}},
+      {"--attention-dropout", {Use::kModel, false, "attention_dropout"}},
+      {"--hidden-dropout", {Use::kModel, false, "hidden_dropout"}},
+      {"--normalization", {Use::kModel, false, "normalization"}},
+      {"--fp8-recipe", {Use::kPlan, false, "fp8_recipe"}},
+      {"--fp8-dot-product-attention", {Use::kPlan, true, "fp8_attention"}},
       {"--overlap-param-gather",
        {Use::kRefused, true, "overlapped parameter all-gather is not modelled"}},
       {"--num-experts", {Use::kRefused, false, "mixture of experts is not modelled"}},
@@ -121,11 +125,8 @@ bool is_ignored(const std::string& name, std::string* why) {
       "--distributed-timeout",
       "--use-mcore-models",
       "--transformer-impl",
-      "--normalization",
       "--norm-epsilon",
       "--rotary-",
-      "--attention-dropout",
-      "--hidden-dropout",
       "--disable-bias-linear",
       "--no-masked-softmax-fusion",
       "--no-bias-",
@@ -273,12 +274,21 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   if (has("--expert-model-parallel-size") && get("--expert-model-parallel-size") != "1") {
     refused.push_back("--expert-model-parallel-size (mixture of experts is not modelled)");
   }
+  // Megatron-Core's backends; `local` is its own unfused implementation. Without either
+  // option Megatron picks (auto), as trident's default does.
   if (has("--attention-backend")) {
     const std::string b = get("--attention-backend");
-    if (b != "unfused" && b != "local") {
+    if (b == "flash" || b == "fused" || b == "unfused" || b == "auto") {
+      plan["attention_backend"] = b;
+    } else if (b == "local") {
+      plan["attention_backend"] = "unfused";
+    } else {
       refused.push_back("--attention-backend " + b +
-                        " (trident times attention unfused; use unfused or local)");
+                        " (expected flash, fused, unfused, local "
+                        "or auto)");
     }
+  } else if (has("--use-flash-attn")) {
+    plan["attention_backend"] = "flash";
   }
   if (has("--position-embedding-type")) {
     const std::string t = get("--position-embedding-type");

@@ -38,7 +38,7 @@ torchrun --nproc_per_node 8 --nnodes 64 --node_rank "$NODE_RANK" \
     --micro-batch-size 1 \
     --global-batch-size 1024 \
     --bf16 \
-    --attention-backend unfused \
+    --attention-backend fused \
     --lr 1.5e-4 --min-lr 1.5e-5 --lr-decay-style cosine --lr-warmup-iters 2000 \
     --weight-decay 0.1 --clip-grad 1.0 --adam-beta1 0.9 --adam-beta2 0.95 \
     --init-method-std 0.02 \
