@@ -1,4 +1,4 @@
-// Typed, validated description of a GPU cluster (DESIGN.md "Cluster"). SI units throughout.
+// Typed, validated description of a GPU cluster (docs/schema.md, `cluster`). SI units throughout.
 #ifndef TRIDENT_CONFIG_CLUSTER_H_
 #define TRIDENT_CONFIG_CLUSTER_H_
 

@@ -1,4 +1,4 @@
-// Conversion of the `cluster:` section (DESIGN.md "Cluster").
+// Conversion of the `cluster:` section (docs/schema.md, `cluster`).
 #include "config/section_readers.h"
 
 namespace trident {

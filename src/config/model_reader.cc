@@ -1,4 +1,4 @@
-// Conversion of the `model:` section (DESIGN.md "Model"; Megatron-LM field names).
+// Conversion of the `model:` section (docs/schema.md, `model`; Megatron-LM field names).
 #include "config/section_readers.h"
 
 namespace trident {

@@ -1,4 +1,4 @@
-// Typed, validated 3D-parallel plan (DESIGN.md "Plan").
+// Typed, validated 3D-parallel plan (docs/schema.md, `plan`).
 #ifndef TRIDENT_CONFIG_PLAN_H_
 #define TRIDENT_CONFIG_PLAN_H_
 

@@ -1,4 +1,4 @@
-// Conversion of the `plan:` section (DESIGN.md "Plan") and its resolution on a cluster and
+// Conversion of the `plan:` section (docs/schema.md, `plan`) and its resolution on a cluster and
 // model.
 #include <set>
 #include <utility>

@@ -1,4 +1,4 @@
-// Step metrics (DESIGN.md "Report") computed from a simulated Timeline. Pure; no SimGrid.
+// Step metrics (README.md, "Report") computed from a simulated Timeline. Pure; no SimGrid.
 #ifndef TRIDENT_REPORT_METRICS_H_
 #define TRIDENT_REPORT_METRICS_H_
 
