@@ -207,3 +207,64 @@ TEST_CASE("a bad output path fails before simulating, and bad input writes nothi
   CHECK(bad.code == 2);
   CHECK(dir.entries().empty());
 }
+
+TEST_CASE("the report says how much of the cluster it used, and its memory margin",
+          "[cli][report]") {
+  // tiny: 8 GPUs on 2 nodes; p = 1 with t = 2, d = 2 uses 4 of them.
+  const Result part = run_trident({"simulate", "scenarios/tiny.yaml", "--set",
+                                   "plan.pipeline_parallel=1", "--set", "plan.data_parallel=2"});
+  REQUIRE(part.code == 0);
+  CHECK_THAT(part.out, Catch::Contains("(4 of 8 GPUs), seq "));
+  const Result json =
+      run_trident({"simulate", "scenarios/tiny.yaml", "--set", "plan.pipeline_parallel=1", "--set",
+                   "plan.data_parallel=2", "--format", "json"});
+  REQUIRE(json.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  CHECK(j["gpus"] == 4);
+  CHECK(j["cluster_gpus"] == 8);
+  CHECK(j["seq_length"] == 1024);
+
+  // A footprint under the HBM size that does not leave room for the reserve does not fit.
+  const auto memory = [](const std::string& hbm, const std::string& reserved) {
+    const Result r = run_trident({"simulate", "scenarios/tiny.yaml", "--format", "json", "--set",
+                                  "cluster.gpu.memory=" + hbm, "--set",
+                                  "cluster.gpu.memory_reserved=" + reserved});
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json roomy = memory("80 GiB", "5 GiB");
+  const double peak = roomy["peak_memory_gib"];
+  REQUIRE(peak < 3);
+  CHECK(roomy["memory_margin_gib"].get<double>() == Approx(80 - 5 - peak));
+  const nlohmann::json tight = memory("4 GiB", "5 GiB");
+  CHECK_FALSE(tight["fits_in_memory"].get<bool>());
+  CHECK(tight["memory_margin_gib"].get<double>() < 0);
+  CHECK(memory("4 GiB", "0 GiB")["fits_in_memory"].get<bool>());
+}
+
+TEST_CASE("interleaved runs: the ideal-bubble formula has v, the timeline names every chunk",
+          "[cli][report][timeline]") {
+  const std::string svg =
+      (fs::temp_directory_path() / ("trident_chunks_" + std::to_string(::getpid()) + ".svg"))
+          .string();
+  const Result r = run_trident({"simulate", "scenarios/tiny.yaml", "--set", "model.num_layers=10",
+                                "--set", "plan.virtual_stages=5", "--set",
+                                "plan.schedule=interleaved-1f1b", "--timeline", svg});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("(ideal (p-1)/(v·m+p-1) = "));
+  const std::string text = read_file(svg);
+  fs::remove(svg);
+  std::vector<std::string> fills;
+  for (int c = 0; c < 5; ++c) {
+    for (const char* pass : {"F", "B"}) {
+      const std::string label = std::string(pass) + " chunk " + std::to_string(c) + "</text>";
+      const size_t at = text.find(label);
+      REQUIRE(at != std::string::npos);
+      // The legend's swatch precedes its label: its fill is that chunk's colour.
+      const size_t fill = text.rfind("fill=\"", at);
+      fills.push_back(text.substr(fill + 6, text.find('"', fill + 6) - fill - 6));
+    }
+  }
+  std::sort(fills.begin(), fills.end());
+  CHECK(std::unique(fills.begin(), fills.end()) == fills.end());  // ten distinct colours
+}

@@ -72,6 +72,9 @@ struct GpuSpec {
   GpuArchitecture architecture = GpuArchitecture::kUnspecified;
   std::map<Precision, double> peak_flops;  // FLOP/s, dense
   double memory_bytes = 0;
+  // HBM a training process cannot use for the model: CUDA context, NCCL buffers, allocator
+  // fragmentation (gpu.memory_reserved; docs/schema.md gives the figures behind the default).
+  double memory_reserved_bytes = 5.0 * (1ull << 30);
   double memory_bandwidth = 0;  // bytes/s
   ComputeEfficiency efficiency;
 };

@@ -1,4 +1,5 @@
-// Typed, validated transformer description (docs/schema.md, `model`); field names follow Megatron-LM.
+// Typed, validated transformer description (docs/schema.md, `model`); field names follow
+// Megatron-LM.
 #ifndef TRIDENT_CONFIG_MODEL_H_
 #define TRIDENT_CONFIG_MODEL_H_
 

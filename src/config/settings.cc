@@ -150,6 +150,11 @@ std::vector<SettingSection> build_sections() {
                    "least one.")),
            req(quantity("memory", D::kBytes, kMinGpuMemory, limits::kMaxGpuMemory,
                         "HBM capacity per GPU.")),
+           def(quantity("memory_reserved", D::kBytes, 0, limits::kMaxGpuMemory,
+                        "HBM that holds no model state: the CUDA context (~0.5-1 GiB), NCCL "
+                        "communicator buffers (~1-2 GiB at scale) and the caching allocator's "
+                        "fragmentation (a few GiB); part of the fits-in-memory verdict."),
+               "5 GiB"),
            req(quantity("memory_bandwidth", D::kBandwidth, kMinMemoryBandwidth,
                         limits::kMaxMemoryBandwidth, "HBM bandwidth per GPU (datasheet).")),
            row("efficiency", K::kMap,

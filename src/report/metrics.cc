@@ -32,9 +32,12 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   r.pipeline = plan.pipeline;
   r.data = plan.data;
   r.gpus = plan.gpus();
+  r.cluster_gpus = sc.cluster.total_gpus();
+  r.seq_length = sc.model.seq_length;
   r.micro_batch_size = plan.micro_batch_size;
   r.global_batch_size = plan.global_batch_size;
   r.num_microbatches = plan.num_microbatches;
+  r.virtual_stages = plan.virtual_stages;
   r.step_time_s = tl.step_time_s;
   r.ideal_bubble_fraction = ideal_bubble_fraction(plan);
   r.model_flops_per_step = w.model_flops_per_step;
@@ -114,7 +117,10 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.microbatches_in_flight = work.memory.microbatches_in_flight;
     r.peak_memory_gib = std::max(r.peak_memory_gib, s.memory_gib);
   }
-  r.fits_in_memory = r.peak_memory_gib * kGiB <= sc.cluster.gpu.memory_bytes;
+  r.memory_reserved_gib = sc.cluster.gpu.memory_reserved_bytes / kGiB;
+  r.memory_margin_gib =
+      sc.cluster.gpu.memory_bytes / kGiB - r.memory_reserved_gib - r.peak_memory_gib;
+  r.fits_in_memory = r.memory_margin_gib >= 0;
   return r;
 }
 

@@ -36,9 +36,12 @@ struct Report {
   std::string fidelity;
   int tensor = 1, pipeline = 1, data = 1;
   int gpus = 0;
+  int cluster_gpus = 0;  // the cluster's; a plan may use fewer
+  int seq_length = 0;
   int micro_batch_size = 0;
   int global_batch_size = 0;
   int num_microbatches = 0;
+  int virtual_stages = 1;
 
   double step_time_s = 0;
   // Times and fractions below are >= +0.0 (never -0.0): rounding noise below zero reads 0.
@@ -57,7 +60,10 @@ struct Report {
   double pp_comm_exposed_s = 0;
   double dp_comm_exposed_s = 0;
   double peak_memory_gib = 0;
-  bool fits_in_memory = true;
+  double memory_reserved_gib = 0;  // cluster.gpu.memory_reserved
+  // HBM left on the fullest GPU: memory - reserved - peak (negative: does not fit).
+  double memory_margin_gib = 0;
+  bool fits_in_memory = true;  // memory_margin_gib >= 0
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
   double parameters = 0;

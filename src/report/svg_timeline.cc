@@ -86,7 +86,15 @@ std::vector<Group> merge(const std::vector<Box>& boxes, double min_px) {
   return out;
 }
 
-const char* shade(const char* const* shades, int chunk) { return shades[std::max(chunk, 0) % 4]; }
+// Returns the fill of model chunk `chunk` of `chunks`: the palette's shades up to four chunks,
+// beyond them one lightness step per chunk of the palette's hue, so no two chunks share one.
+std::string shade(const char* const* shades, int chunk, int chunks) {
+  chunk = std::max(chunk, 0);
+  if (chunks <= 4) return shades[chunk % 4];
+  const int hue = shades == kForwardShades ? 218 : 123;
+  const double lightness = 28 + 50.0 * chunk / std::max(chunks - 1, 1);
+  return fmt::format("hsl({},{}%,{:.0f}%)", hue, 50, lightness);
+}
 
 bool mixed(const Group& g) { return g.count > 1 && g.px[kF] > 0 && g.px[kB] > 0; }
 
@@ -101,7 +109,7 @@ std::string opacity_of(const Group& g) {
 }
 
 // Returns the fill of a group and, through *cls, its dominant class.
-const char* fill_of(const Group& g, Cls* cls) {
+std::string fill_of(const Group& g, int chunks, Cls* cls) {
   if (mixed(g)) {
     *cls = kF;
     return kMixed;
@@ -113,9 +121,9 @@ const char* fill_of(const Group& g, Cls* cls) {
   *cls = static_cast<Cls>(best);
   switch (*cls) {
     case kF:
-      return shade(kForwardShades, g.chunk);
+      return shade(kForwardShades, g.chunk, chunks);
     case kB:
-      return shade(kBackwardShades, g.chunk);
+      return shade(kBackwardShades, g.chunk, chunks);
     case kOpt:
       return kOptimizer;
     case kP2p:
@@ -207,13 +215,11 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
   const int p = plan.pipeline;
   const double step = tl.step_time_s > 0 ? tl.step_time_s : 1e-9;
   const int width = std::max(opt.width, 400);
-  const double left = 78, right = 24, top = 82;
+  const double left = 78, right = 24;
   const double plot_w = width - left - right;
   const double px_per_s = plot_w / step;
   const double pitch = std::clamp(std::floor(720.0 / p), 11.0, 40.0);
   const double main_h = std::round(pitch * 0.6), strip_h = std::max(2.0, std::round(pitch * 0.2));
-  const double axis_y = top + p * pitch + 2;
-  const double height = axis_y + 44;
   const double font = std::min(11.0, main_h - 4);
   const double row_font = std::min(12.0, pitch * 0.75);
 
@@ -237,13 +243,56 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
     min_px *= 2;
   }
 
+  // Legend: every chunk of an interleaved schedule has its own colour, named; the items wrap
+  // into rows, and the plot starts below the last.
+  const int v = std::max(plan.virtual_stages, 1);
+  struct Item {
+    std::string colour;
+    std::string label;
+  };
+  std::vector<Item> legend = {{kForwardShades[0], "forward (F)"},
+                              {kBackwardShades[0], "backward (B)"}};
+  if (v > 1) {
+    legend.clear();
+    for (int c = 0; c < v; ++c)
+      legend.push_back({shade(kForwardShades, c, v), fmt::format("F chunk {}", c)});
+    for (int c = 0; c < v; ++c)
+      legend.push_back({shade(kBackwardShades, c, v), fmt::format("B chunk {}", c)});
+  }
+  bool any_mixed = false;
+  for (const auto& row : main_groups) {
+    for (const Group& g : row) any_mixed = any_mixed || mixed(g);
+  }
+  if (any_mixed) legend.push_back({kMixed, "F+B too small to tell apart"});
+  legend.insert(legend.end(), {{kOptimizer, "optimizer"},
+                               {kP2pColour, "pipeline transfer"},
+                               {kTpColour, "TP collective"},
+                               {kDpColour, "DP reduction"},
+                               {kIdle, "idle (bubble)"}});
+  std::string legend_svg;
+  double lx = left, ly = 54;
+  for (const Item& it : legend) {
+    const double item_w = 18 + 6.3 * it.label.size() + 16;
+    if (lx > left && lx + item_w > width - right) {
+      lx = left;
+      ly += 18;
+    }
+    legend_svg += fmt::format(
+        "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"14\" height=\"11\" fill=\"{}\" stroke=\"#888\" "
+        "stroke-width=\"0.5\"/><text x=\"{:.0f}\" y=\"{:.0f}\" font-size=\"11\">{}</text>\n",
+        lx, ly, it.colour, lx + 18, ly + 10, xml_escape(it.label));
+    lx += item_w;
+  }
+  const double top = ly + 28;
+  const double axis_y = top + p * pitch + 2;
+  const double height = axis_y + 44;
+
   std::string o;
   o += fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1:.0f}\" "
       "viewBox=\"0 0 {0} {1:.0f}\" font-family=\"{2}\">\n",
       width, height, kFont);
   o += fmt::format("<rect width=\"{}\" height=\"{:.0f}\" fill=\"#ffffff\"/>\n", width, height);
-  const int v = std::max(plan.virtual_stages, 1);
   std::string title =
       fmt::format("{} on {}: {}, t={} p={} d={}, {} micro-batches", sc.model.name, sc.cluster.name,
                   schedule_name(plan.schedule), plan.tensor, p, plan.data, plan.num_microbatches);
@@ -258,37 +307,7 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
       "micro-batch (from 0); thin strip: communication the GPU waits on; grey: idle "
       "(bubble).</text>\n",
       left);
-  // Legend.
-  struct Item {
-    const char* colour;
-    std::string label;
-  };
-  std::vector<Item> legend = {{kForwardShades[0], "forward (F)"},
-                              {kBackwardShades[0], "backward (B)"}};
-  if (v > 1) {
-    legend = {{kForwardShades[0], "F chunk 0"},
-              {kForwardShades[1], "F chunk 1"},
-              {kBackwardShades[0], "B chunk 0"},
-              {kBackwardShades[1], "B chunk 1"}};
-  }
-  bool any_mixed = false;
-  for (const auto& row : main_groups) {
-    for (const Group& g : row) any_mixed = any_mixed || mixed(g);
-  }
-  if (any_mixed) legend.push_back({kMixed, "F+B too small to tell apart"});
-  legend.insert(legend.end(), {{kOptimizer, "optimizer"},
-                               {kP2pColour, "pipeline transfer"},
-                               {kTpColour, "TP collective"},
-                               {kDpColour, "DP reduction"},
-                               {kIdle, "idle (bubble)"}});
-  double lx = left;
-  for (const Item& it : legend) {
-    o += fmt::format(
-        "<rect x=\"{:.0f}\" y=\"54\" width=\"14\" height=\"11\" fill=\"{}\" stroke=\"#888\" "
-        "stroke-width=\"0.5\"/><text x=\"{:.0f}\" y=\"64\" font-size=\"11\">{}</text>\n",
-        lx, it.colour, lx + 18, xml_escape(it.label));
-    lx += 18 + 6.3 * it.label.size() + 16;
-  }
+  o += legend_svg;
 
   // Grid and time axis (ms).
   const double tick = tick_step(step_ms);
@@ -318,7 +337,7 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
         y, plot_w, main_h + 1 + strip_h, kIdle);
     for (const Group& g : main_groups[s]) {
       Cls cls;
-      const char* fill = fill_of(g, &cls);
+      const std::string fill = fill_of(g, v, &cls);
       o += fmt::format(
           "<rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\"{}{}/>\n",
           g.x0, y, g.x1 - g.x0, main_h, fill, opacity_of(g),
@@ -337,7 +356,7 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
     }
     for (const Group& g : strip_groups[s]) {
       Cls cls;
-      const char* fill = fill_of(g, &cls);
+      const std::string fill = fill_of(g, v, &cls);
       o += fmt::format(
           "<rect x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{:.1f}\" fill=\"{}\"{}/>\n",
           g.x0, y + main_h + 1, std::max(g.x1 - g.x0, 0.5), strip_h, fill, opacity_of(g));

@@ -36,7 +36,11 @@ const std::vector<Scalar>& scalars() {
       {"dp_comm_exposed_s", [](const Report& r) { return Json(r.dp_comm_exposed_s); }},
       {"peak_memory_gib", [](const Report& r) { return Json(r.peak_memory_gib); }},
       {"fits_in_memory", [](const Report& r) { return Json(r.fits_in_memory); }},
+      {"memory_margin_gib", [](const Report& r) { return Json(r.memory_margin_gib); }},
+      {"memory_reserved_gib", [](const Report& r) { return Json(r.memory_reserved_gib); }},
       {"gpus", [](const Report& r) { return Json(r.gpus); }},
+      {"cluster_gpus", [](const Report& r) { return Json(r.cluster_gpus); }},
+      {"seq_length", [](const Report& r) { return Json(r.seq_length); }},
       {"tensor_parallel", [](const Report& r) { return Json(r.tensor); }},
       {"pipeline_parallel", [](const Report& r) { return Json(r.pipeline); }},
       {"data_parallel", [](const Report& r) { return Json(r.data); }},
@@ -148,10 +152,10 @@ std::string format_table(const Report& r) {
   };
   o += fmt::format("trident: {} on {} ({})\n", r.model, r.cluster, r.scenario);
   o += fmt::format(
-      "  plan: t={} p={} d={} ({} GPUs), micro-batch {}, global batch {}, {} "
-      "micro-batches, {}, fidelity {}\n\n",
-      r.tensor, r.pipeline, r.data, r.gpus, r.micro_batch_size, r.global_batch_size,
-      r.num_microbatches, r.schedule, r.fidelity);
+      "  plan: t={} p={} d={} ({} of {} GPUs), seq {}, micro-batch {}, global batch {}, {} "
+      "micro-batches, {}, {}, fidelity {}\n\n",
+      r.tensor, r.pipeline, r.data, r.gpus, r.cluster_gpus, r.seq_length, r.micro_batch_size,
+      r.global_batch_size, r.num_microbatches, r.schedule, r.precision, r.fidelity);
   line("precision", fmt::format("{}, attention {}", r.precision, r.attention_backend));
   line("step time", fmt::format("{:.4f} s", r.step_time_s));
   line("tokens/s", fmt::format("{:.0f}", r.tokens_per_s));
@@ -162,13 +166,18 @@ std::string format_table(const Report& r) {
   line("HFU", fmt::format("{:.1f} %", 100 * r.hfu));
   line("model TFLOP/s per GPU", fmt::format("{:.1f}", r.model_tflops_per_gpu));
   line("compute utilization", fmt::format("{:.1f} %", 100 * r.compute_utilization));
-  line("bubble", fmt::format("{:.1f} % (ideal (p-1)/(m+p-1) = {:.1f} %)", 100 * r.bubble_fraction,
+  // The formula of the ideal bubble the schedule has: interleaving divides it by v.
+  line("bubble", fmt::format("{:.1f} % (ideal {} = {:.1f} %)", 100 * r.bubble_fraction,
+                             r.virtual_stages > 1 ? "(p-1)/(v·m+p-1)" : "(p-1)/(m+p-1)",
                              100 * r.ideal_bubble_fraction));
   line("exposed TP comm", fmt::format("{:.4f} s", r.tp_comm_exposed_s));
   line("exposed PP comm", fmt::format("{:.4f} s", r.pp_comm_exposed_s));
   line("exposed DP comm", fmt::format("{:.4f} s", r.dp_comm_exposed_s));
-  line("peak memory", fmt::format("{:.1f} GiB ({})", r.peak_memory_gib,
-                                  r.fits_in_memory ? "fits" : "DOES NOT FIT"));
+  line("peak memory",
+       fmt::format("{:.1f} GiB + {:.1f} GiB reserved of {:.1f} GiB ({}, margin {:.1f} GiB)",
+                   r.peak_memory_gib, r.memory_reserved_gib,
+                   r.peak_memory_gib + r.memory_reserved_gib + r.memory_margin_gib,
+                   r.fits_in_memory ? "fits" : "DOES NOT FIT", r.memory_margin_gib));
   if (r.train_days) {
     line("time to train",
          fmt::format("{:.1f} days for {:.4g} tokens", *r.train_days, r.train_tokens.value_or(0)));
