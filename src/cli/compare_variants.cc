@@ -3,6 +3,7 @@
 #include "cli/sweep_points.h"
 #include "config/schema.h"
 #include "core/errors.h"
+#include "core/text.h"
 
 namespace trident {
 namespace {
@@ -12,12 +13,6 @@ ConfigError error_at(const std::string& label, const std::string& key, const std
   where.file = label;
   where.key = key;
   return ConfigError(where, what);
-}
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 
 }  // namespace

@@ -6,16 +6,10 @@
 
 #include "config/schema.h"
 #include "core/errors.h"
+#include "core/text.h"
 
 namespace trident {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 ConfigError error_at(const std::string& label, const std::string& key, const std::string& what) {
   SourceLocation where;
