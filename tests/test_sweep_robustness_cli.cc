@@ -107,30 +107,36 @@ TEST_CASE(
   std::uniform_int_distribution<int> delay_ms(5, 120);
   int kills = 0, rounds = 0;
   bool saw_interrupted_row = false;
-  for (; rounds < 12; ++rounds) {
-    std::vector<std::string> args = with(kSweep, {"--jobs", "2", "--out", run});
-    if (rounds > 0) args.push_back("--resume");
-    const pid_t pid = spawn_trident(args);
-    int status = 0;
-    bool done = false;
-    // Kill up to two children of this round at random moments; the last rounds run clean.
-    for (int k = 0; k < (rounds < 8 ? 2 : 0) && !done; ++k) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
-      done = exited(pid, &status);
-      if (done) break;
-      const std::vector<pid_t> kids = children_of(pid);
-      if (kids.empty()) continue;
-      ::kill(kids[std::uniform_int_distribution<size_t>(0, kids.size() - 1)(rng)], SIGKILL);
-      ++kills;
+  // A kill can land on a child that has just finished (its row is then whole): on a fast
+  // machine a whole attempt may interrupt nothing, so start again until one did.
+  for (int attempt = 0; attempt < 6 && !saw_interrupted_row; ++attempt) {
+    fs::remove(run);
+    fs::remove(run + ".manifest");
+    for (rounds = 0; rounds < 12; ++rounds) {
+      std::vector<std::string> args = with(kSweep, {"--jobs", "2", "--out", run});
+      if (rounds > 0) args.push_back("--resume");
+      const pid_t pid = spawn_trident(args);
+      int status = 0;
+      bool done = false;
+      // Kill up to two children of this round at random moments; the last rounds run clean.
+      for (int k = 0; k < (rounds < 8 ? 2 : 0) && !done; ++k) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+        done = exited(pid, &status);
+        if (done) break;
+        const std::vector<pid_t> kids = children_of(pid);
+        if (kids.empty()) continue;
+        ::kill(kids[std::uniform_int_distribution<size_t>(0, kids.size() - 1)(rng)], SIGKILL);
+        ++kills;
+      }
+      if (!done) REQUIRE(::waitpid(pid, &status, 0) == pid);
+      REQUIRE(WIFEXITED(status));
+      CHECK(WEXITSTATUS(status) == 0);  // a killed child is a row, not a failed sweep
+      const std::string now = read_file(run);
+      if (now.find("error: interrupted: killed by signal 9") != std::string::npos) {
+        saw_interrupted_row = true;
+      }
+      if (now == expected) break;
     }
-    if (!done) REQUIRE(::waitpid(pid, &status, 0) == pid);
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 0);  // a killed child is a row, not a failed sweep
-    const std::string now = read_file(run);
-    if (now.find("error: interrupted: killed by signal 9") != std::string::npos) {
-      saw_interrupted_row = true;
-    }
-    if (now == expected) break;
   }
   INFO("rounds " << rounds << ", children killed " << kills);
   CHECK(kills > 0);
