@@ -2,6 +2,8 @@
 #ifndef TRIDENT_TESTS_CLI_RUNNER_H_
 #define TRIDENT_TESTS_CLI_RUNNER_H_
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,6 +56,27 @@ inline CliResult run_trident(const std::vector<std::string>& args) {
   r.err = read_file(err_file);
   std::filesystem::remove(err_file);
   return r;
+}
+
+// REQUIRE inside: call from a test case.
+// Starts `trident ARGS` from the source directory (stderr to /dev/null); returns its pid.
+inline pid_t spawn_trident(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {TRIDENT_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  const std::string cwd = std::filesystem::current_path().string();
+  std::filesystem::current_path(TRIDENT_SOURCE_DIR);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), environ);
+  std::filesystem::current_path(cwd);
+  posix_spawn_file_actions_destroy(&actions);
+  REQUIRE(spawned == 0);
+  return pid;
 }
 
 }  // namespace trident::testing

@@ -99,22 +99,9 @@ TEST_CASE("a sweep killed with SIGKILL and resumed equals an uninterrupted one",
   REQUIRE(count_lines(expected) == 15);
 
   // Start the same sweep, one point at a time, and kill it once a few rows are in.
-  std::vector<std::string> argv = {TRIDENT_BINARY};
-  argv.insert(argv.end(), kLongSweep.begin(), kLongSweep.end());
-  argv.insert(argv.end(), {"--jobs", "1", "--out", killed});
-  std::vector<char*> cargv;
-  for (std::string& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  const std::string cwd = fs::current_path().string();
-  fs::current_path(TRIDENT_SOURCE_DIR);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), environ);
-  fs::current_path(cwd);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(spawned == 0);
+  std::vector<std::string> killed_args(kLongSweep.begin(), kLongSweep.end());
+  killed_args.insert(killed_args.end(), {"--jobs", "1", "--out", killed});
+  const pid_t pid = trident::testing::spawn_trident(killed_args);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (count_lines(slurp(killed)) < 4 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -20,6 +20,8 @@
 
 #include "cli_runner.h"
 
+using trident::testing::spawn_trident;
+
 extern char** environ;
 
 namespace {
@@ -47,26 +49,6 @@ const std::vector<std::string> kSweep = {"sweep",  "scenarios/tiny.yaml",
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
-}
-
-// Starts `trident ARGS` from the source directory (stderr to /dev/null); returns its pid.
-pid_t spawn_trident(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {TRIDENT_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> cargv;
-  for (std::string& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  const std::string cwd = fs::current_path().string();
-  fs::current_path(TRIDENT_SOURCE_DIR);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, cargv[0], &actions, nullptr, cargv.data(), environ);
-  fs::current_path(cwd);
-  posix_spawn_file_actions_destroy(&actions);
-  REQUIRE(spawned == 0);
-  return pid;
 }
 
 // The pids of the processes whose parent is `parent` (scanning /proc).

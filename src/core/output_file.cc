@@ -114,9 +114,7 @@ void AtomicOutputFile::fail(const std::string& what) {
   throw std::runtime_error("cannot write '" + path_ + "': " + what + ": " + reason);
 }
 
-void AtomicOutputFile::write(const std::string& data) {
-  buffer_ += data;
-  if (buffer_.size() < kBufferBytes) return;
+void AtomicOutputFile::flush_buffer() {
   size_t done = 0;
   while (done < buffer_.size()) {
     const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
@@ -127,16 +125,14 @@ void AtomicOutputFile::write(const std::string& data) {
   buffer_.clear();
 }
 
+void AtomicOutputFile::write(const std::string& data) {
+  buffer_ += data;
+  if (buffer_.size() >= kBufferBytes) flush_buffer();
+}
+
 void AtomicOutputFile::commit() {
   if (fd_ < 0) throw std::logic_error("AtomicOutputFile::commit: not open");
-  size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("write");
-    done += static_cast<size_t>(n);
-  }
-  buffer_.clear();
+  flush_buffer();
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) fail("write");

@@ -41,6 +41,8 @@ class AtomicOutputFile {
 
  private:
   [[noreturn]] void fail(const std::string& what);
+  // Writes all of buffer_ to the temporary file and empties it; fails on a write error.
+  void flush_buffer();
 
   std::string path_;    // as given, for messages
   std::string target_;  // symlinks followed
