@@ -39,8 +39,8 @@ TEST_CASE("one 22B layer matches Table 4 of Korthikanti et al. within 10 % (unfu
     const Workload w = build_workload(sc);
     const ChunkWork& layer = w.stages[10].chunks[0];
     REQUIRE(layer.num_layers == 1);
-    const double fwd = fuse_pass(layer.forward, 8, sc.cluster.nvlink).duration * 1e3;
-    const double bwd = fuse_pass(layer.backward, 8, sc.cluster.nvlink).duration * 1e3;
+    const double fwd = fuse_pass(layer.forward, 8, sc.cluster).duration * 1e3;
+    const double bwd = fuse_pass(layer.backward, 8, sc.cluster).duration * 1e3;
     INFO(row.name << ": forward " << fwd << " ms, backward " << bwd << " ms");
     CHECK(fwd == Approx(row.forward_ms).epsilon(0.10));
     CHECK(bwd == Approx(row.backward_ms).epsilon(0.10));
@@ -64,7 +64,7 @@ namespace {
 // Bus bandwidth of a large all-reduce over `n` GPUs of one island: algbw * 2(n-1)/n.
 double island_busbw(const ClusterSpec& c, int n) {
   const double S = 1024.0 * 1024 * 1024;
-  return S / island_collective_time(CollectiveOp::kAllReduce, n, S, c.nvlink) * 2 * (n - 1) / n;
+  return S / island_collective_time(CollectiveOp::kAllReduce, n, S, c) * 2 * (n - 1) / n;
 }
 
 }  // namespace

@@ -89,10 +89,10 @@ TEST_CASE("in-switch reduction: an island all-reduce moves the buffer once each 
   const double t = isolated_double(
       [&] { return probe_collective_time(c, CollectiveOp::kAllReduce, {group}, S, true); });
   CHECK(t == Approx(2e-6 + S / (0.6 * 450e9)).epsilon(1e-3));
-  CHECK(island_collective_time(CollectiveOp::kAllReduce, 8, S, c.nvlink) ==
+  CHECK(island_collective_time(CollectiveOp::kAllReduce, 8, S, c) ==
         Approx(2e-6 + S / (0.6 * 450e9)));
   // Reduce-scatter and all-gather stay rings.
-  CHECK(island_collective_time(CollectiveOp::kAllGather, 8, S, c.nvlink) ==
+  CHECK(island_collective_time(CollectiveOp::kAllGather, 8, S, c) ==
         Approx(7 * (2e-6 + S / (8 * 450e9))));
 }
 

@@ -129,7 +129,7 @@ TEST_CASE("fast trace's fused TP all-reduces take the engine's time, as full fid
     INFO("all-reduce of " << bytes << " bytes");
     // The engine's closed form: in-switch (NVLS) reduction, not a ring.
     const double closed_form =
-        island_collective_time(CollectiveOp::kAllReduce, 8, bytes, sc.cluster.nvlink) * 1e6;
+        island_collective_time(CollectiveOp::kAllReduce, 8, bytes, sc.cluster) * 1e6;
     for (double d : durations) CHECK(d == Approx(closed_form).epsilon(1e-4).margin(1e-3));  // ns
     REQUIRE(g.durations.count(bytes) == 1);
     // Full fidelity simulates the flows of every GPU; its collectives take the same time.
@@ -187,7 +187,9 @@ TEST_CASE("a fused pass records each TP collective where its closed form put it"
   pass.segments[0] = {1e-3, 1e8, CollectiveOp::kAllReduce, 0, 0, 4};         // 1.75 ms ring
   pass.segments[1] = {2e-3, 1e8, CollectiveOp::kReduceScatter, 5e-3, 0, 5};  // hidden
   pass.segments[2].compute_s = 1e-3;
-  const FusedPass fused = fuse_pass(pass, 8, nvl);
+  ClusterSpec cluster;
+  cluster.nvlink = nvl;
+  const FusedPass fused = fuse_pass(pass, 8, cluster);
   REQUIRE(fused.collectives.size() == 2);
   CHECK(fused.duration == Approx(1e-3 + 1.75e-3 + 2e-3 + 5e-3 + 1e-3));
   CHECK(fused.tp_exposed == Approx(1.75e-3));

@@ -61,6 +61,36 @@ const char* architecture_name(GpuArchitecture a) {
   return "?";
 }
 
+const char* algorithm_name(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::kAuto:
+      return "auto";
+    case CollectiveAlgorithm::kRing:
+      return "ring";
+    case CollectiveAlgorithm::kTree:
+      return "tree";
+    case CollectiveAlgorithm::kNvls:
+      return "nvls";
+    case CollectiveAlgorithm::kNvlsTree:
+      return "nvls_tree";
+  }
+  return "?";
+}
+
+const char* protocol_name(CollectiveProtocol p) {
+  switch (p) {
+    case CollectiveProtocol::kAuto:
+      return "auto";
+    case CollectiveProtocol::kLL:
+      return "ll";
+    case CollectiveProtocol::kLL128:
+      return "ll128";
+    case CollectiveProtocol::kSimple:
+      return "simple";
+  }
+  return "?";
+}
+
 const char* topology_name(Topology t) {
   switch (t) {
     case Topology::kSingleSwitch:

@@ -105,6 +105,29 @@ struct NetworkSpec {
   double protocol_efficiency = 1.0;
 };
 
+// How collectives pick their algorithm (NCCL_ALGO): kAuto follows NCCL's cost model
+// (docs/collectives.md); the others force one where it applies (else the ring).
+enum class CollectiveAlgorithm { kAuto, kRing, kTree, kNvls, kNvlsTree };
+// NCCL's protocols (NCCL_PROTO): low-latency flags, 128-byte lines, or plain chunks.
+enum class CollectiveProtocol { kAuto, kLL, kLL128, kSimple };
+// Returns "auto", "ring", "tree", "nvls", "nvls_tree"; "auto", "ll", "ll128", "simple".
+const char* algorithm_name(CollectiveAlgorithm a);
+const char* protocol_name(CollectiveProtocol p);
+
+// Cost model of NCCL's collectives (cluster.nccl; NVIDIA/nccl src/graph/tuning.cc): per
+// protocol a launch latency, a latency per hop added to the route's, and a bandwidth fraction.
+struct NcclSpec {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
+  CollectiveProtocol protocol = CollectiveProtocol::kAuto;
+  // Indexed by protocol (kLL, kLL128, kSimple; kAuto unused).
+  double base_latency[4] = {0, 0, 0, 0};     // s per collective
+  double step_latency[4] = {0, 0, 0, 0};     // s per ring step or tree level, beyond the route's
+  double bandwidth[4] = {0, 0.25, 0.92, 1};  // fraction of the Simple protocol's bandwidth
+  double tree_bandwidth = 0.9;  // tree and NVLS-tree: fraction of the ring's per-link bandwidth
+  double nvls_latency = 0;      // s per NVLS or NVLS-tree collective (Simple only)
+  double pipeline_chunk = 4.0 * (1 << 20);  // bytes per chunk of a hierarchical pipeline
+};
+
 struct ClusterSpec {
   std::string name;
   GpuSpec gpu;
@@ -112,6 +135,7 @@ struct ClusterSpec {
   int gpus_per_node = 0;
   NvlinkSpec nvlink;
   NetworkSpec network;
+  NcclSpec nccl;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   // Returns the peak FLOP/s for `p`; requires gpu.peak_flops to hold it (validated at load).

@@ -36,6 +36,40 @@ NetworkSpec read_network(const MapReader& net, int gpus_per_node) {
   return spec;
 }
 
+NcclSpec read_nccl(const MapReader& m) {
+  m.check_keys();
+  NcclSpec spec;
+  m.field([&] {
+    const std::string a = *m.text("algorithm");
+    for (CollectiveAlgorithm v :
+         {CollectiveAlgorithm::kAuto, CollectiveAlgorithm::kRing, CollectiveAlgorithm::kTree,
+          CollectiveAlgorithm::kNvls, CollectiveAlgorithm::kNvlsTree}) {
+      if (a == algorithm_name(v)) spec.algorithm = v;
+    }
+  });
+  m.field([&] {
+    const std::string p = *m.text("protocol");
+    for (CollectiveProtocol v : {CollectiveProtocol::kAuto, CollectiveProtocol::kLL,
+                                 CollectiveProtocol::kLL128, CollectiveProtocol::kSimple}) {
+      if (p == protocol_name(v)) spec.protocol = v;
+    }
+  });
+  for (CollectiveProtocol p :
+       {CollectiveProtocol::kLL, CollectiveProtocol::kLL128, CollectiveProtocol::kSimple}) {
+    const int i = static_cast<int>(p);
+    const std::string name = protocol_name(p);
+    m.field([&] { spec.base_latency[i] = *m.number(name + "_latency"); });
+    m.field([&] { spec.step_latency[i] = *m.number(name + "_step_latency"); });
+    if (p != CollectiveProtocol::kSimple) {
+      m.field([&] { spec.bandwidth[i] = *m.number(name + "_bandwidth"); });
+    }
+  }
+  m.field([&] { spec.tree_bandwidth = *m.number("tree_bandwidth"); });
+  m.field([&] { spec.nvls_latency = *m.number("nvls_latency"); });
+  m.field([&] { spec.pipeline_chunk = *m.number("pipeline_chunk"); });
+  return spec;
+}
+
 // Reads an attention block (`efficiency.fused_attention`, `...flash_attention`, also inside a
 // per-precision block) over `a`: a key not written keeps *a, which holds the struct's
 // defaults (the table's) or, in a per-precision block, the 16-bit block's values.
@@ -157,6 +191,16 @@ ClusterSpec read_cluster(const MapReader& map) {
   }
   map.field([&] { c.nvlink = read_nvlink(map.req_map("nvlink"), c.gpus_per_node); });
   map.field([&] { c.network = read_network(map.req_map("network"), c.gpus_per_node); });
+  map.field([&] {
+    // Absent, the section takes every default of its table.
+    static const YamlNode kEmptyMap = [] {
+      YamlNode n;
+      n.kind = YamlNode::Kind::kMap;
+      return n;
+    }();
+    c.nccl = read_nccl(map.opt_map("nccl").value_or(
+        MapReader(kEmptyMap, map.key_path("nccl"), map.where(), map.diagnostics())));
+  });
   if (map.problems() == before) report_issues(map, cluster_issues(c), false);
   return c;
 }

@@ -134,6 +134,9 @@ std::vector<SettingSection> build_sections() {
            req(integer("gpus_per_node", 1, limits::kMaxGpusPerNode, "GPUs per node.")),
            req(row("nvlink", K::kMap, "The NVLink islands (section `cluster.nvlink`).")),
            req(row("network", K::kMap, "The network between islands (section `cluster.network`).")),
+           row("nccl", K::kMap,
+               "How collectives run: algorithm and protocol choice and their costs (section "
+               "`cluster.nccl`, docs/collectives.md); absent: every default."),
        }});
   out.push_back(
       {"cluster.gpu",
@@ -307,6 +310,47 @@ std::vector<SettingSection> build_sections() {
            def(number("protocol_efficiency", kMinEfficiency, 1,
                       "Achieved fraction of NIC bandwidth for bulk transfers."),
                "1"),
+       }});
+  // NCCL's cost model (NVIDIA/nccl src/graph/tuning.cc: baseLat, hwLat, protocol bandwidth
+  // factors). Defaults add no latency beyond the routes', so Simple rings run as before the
+  // model existed; the shipped clusters carry values fitted by scripts/fit_collectives.py.
+  const auto latency = [](const char* key, const char* doc) {
+    return def(quantity(key, D::kTime, 0, limits::kMaxLatency, doc), "0 us");
+  };
+  out.push_back(
+      {"cluster.nccl",
+       "Collective algorithms and protocols as NCCL's tuning chooses them (docs/collectives.md).",
+       {
+           def(choice("algorithm", {"auto", "ring", "tree", "nvls", "nvls_tree"},
+                      "Like NCCL_ALGO: auto picks the fastest by the cost model per collective; "
+                      "a forced one applies where it can (tree and nvls_tree: multi-island "
+                      "all-reduce; nvls: single-island all-reduce), else the ring."),
+               "auto"),
+           def(choice("protocol", {"auto", "ll", "ll128", "simple"},
+                      "Like NCCL_PROTO: auto picks the fastest; NVLS runs Simple only."),
+               "auto"),
+           latency("ll_latency", "LL: launch latency of a collective (NCCL baseLat)."),
+           latency("ll128_latency", "LL128: launch latency of a collective."),
+           latency("simple_latency", "Simple: launch latency of a collective."),
+           latency("ll_step_latency",
+                   "LL: latency per ring step or tree level beyond the route's (NCCL hwLat)."),
+           latency("ll128_step_latency", "LL128: latency per step beyond the route's."),
+           latency("simple_step_latency", "Simple: latency per step beyond the route's."),
+           def(number("ll_bandwidth", kMinEfficiency, 1,
+                      "LL: fraction of the Simple protocol's bandwidth (NCCL: 1/4 for rings)."),
+               "0.25"),
+           def(number("ll128_bandwidth", kMinEfficiency, 1,
+                      "LL128: fraction of the Simple protocol's bandwidth (NCCL: 120/128)."),
+               "0.92"),
+           def(number("tree_bandwidth", kMinEfficiency, 1,
+                      "Tree and NVLS-tree: fraction of the link bandwidth their inter-island "
+                      "part reaches (NCCL: 0.9)."),
+               "0.9"),
+           latency("nvls_latency", "NVLS and NVLS-tree: launch latency of a collective."),
+           def(quantity("pipeline_chunk", D::kBytes, 1024, 1e12,
+                        "Chunk of a hierarchical collective: its intra- and inter-island "
+                        "phases overlap chunk by chunk."),
+               "4 MiB"),
        }});
   out.push_back(
       {"model",

@@ -1,14 +1,16 @@
 // Lowering of collectives onto point-to-point flows between GPUs (pure, no SimGrid).
 //
-// A ring all-reduce of S bytes over n GPUs is 2(n-1) steps; in each step every GPU sends S/n
-// bytes to its ring successor. When a group spans NVLink islands with several members in each,
-// the all-reduce is hierarchical: reduce-scatter inside each island, one ring all-reduce per
-// local index across islands (on S/c bytes, c members per island), all-gather inside each island.
+// A collective runs the plan NCCL's tuning picks (workload/nccl_model.h): ring, tree, NVLS or
+// NVLS-tree, with a protocol. Each stage of the plan is a set of rings (the whole group, the
+// members of each island, or the members with one local index across islands); in a stage
+// every member sends to its ring successor. Stages run one after another, or, split into
+// chunks, side by side (fill, body, drain: intra- and inter-island phases overlap).
 //
-// Phases run one after another; the flows of a phase run concurrently. A phase may stand for
-// `steps` identical consecutive ring steps collapsed into one flow per edge carrying `steps`
-// times the bytes (then the executor adds (steps-1) route latencies): with no competing traffic
-// that is exact; under contention it spreads one step's bytes over the whole phase.
+// Phases run one after another unless one is marked `with_next`; the flows of a phase run
+// concurrently. A phase may stand for `steps` identical consecutive ring steps collapsed into
+// one flow per edge carrying their bytes: with no competing traffic that is exact; under
+// contention it spreads one step's bytes over the whole phase. The first phase carries the
+// collective's latency, of which the executor waits what the routes' latencies do not cover.
 #ifndef TRIDENT_ENGINE_COLLECTIVE_LOWERING_H_
 #define TRIDENT_ENGINE_COLLECTIVE_LOWERING_H_
 
@@ -18,6 +20,7 @@
 #include "config/cluster.h"
 #include "core/collective_op.h"
 #include "workload/collective_time.h"  // closed forms, used beside the lowering
+#include "workload/nccl_model.h"
 #include "workload/stage_work.h"
 
 namespace trident {
@@ -26,33 +29,50 @@ struct Flow {
   int src = 0;
   int dst = 0;
   double bytes = 0;
-  double efficiency = 0;  // protocol efficiency; 0: the route's (NVLink or network)
+  double efficiency = 0;  // achieved fraction of the route's bandwidth; 0: the route's own
 };
 
 struct Phase {
   std::vector<Flow> flows;
-  int steps = 1;
+  int steps = 1;           // ring steps this phase stands for
+  bool with_next = false;  // runs side by side with the next phase
+  double latency = 0;      // first phase of a collective: the collective's latency (s)
 };
 
 struct LoweringOptions {
-  bool collapse_steps = true;  // false: one phase per ring step (validation mode)
-  // > 0: all-reduces confined to one island use in-switch reduction (NVLS) at this efficiency:
-  // every GPU sends its buffer to the switch and receives the sum, one flow each way.
-  double in_switch_efficiency = 0;
+  // false: one phase per ring step (validation mode), unless the plan is pipelined
+  bool collapse_steps = true;
+  // The cluster whose NCCL model, NVLink and network efficiencies the lowering uses. Required
+  // by lower_collective and lower_plan.
+  const ClusterSpec* cluster = nullptr;
 };
 
 // Returns the phases of `op` over every group in `groups` at once (the groups run side by side,
 // e.g. the t data-parallel rings of one pipeline stage). `bytes` is the payload per GPU (the full
 // buffer for all-reduce; the full, unscattered buffer for reduce-scatter and all-gather).
-// `island_of` maps a GPU to its NVLink island. Requires all groups the same size, >= 1.
+// `island_of` maps a GPU to its NVLink island. The plan is choose_collective_plan's for the
+// first group's shape. Requires all groups the same size, >= 1, and options.cluster.
 std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vector<int>>& groups,
                                     double bytes, const std::function<int(int)>& island_of,
                                     const LoweringOptions& options);
 
-// Returns one collapsed edge of a ring `op` over `n` members, from `gpu` out through its own
-// NIC and back (the platform's loopback route): when every edge of a network ring carries the
-// same load, as for symmetric data-parallel replicas, this one flow times the whole ring.
-std::vector<Phase> lower_mirrored_ring(CollectiveOp op, int gpu, int n, double bytes);
+// Returns the phases of `plan` over every group in `groups` (as lower_collective).
+std::vector<Phase> lower_plan(const CollectivePlan& plan,
+                              const std::vector<std::vector<int>>& groups,
+                              const std::function<int(int)>& island_of,
+                              const LoweringOptions& options);
+
+// Returns one collapsed edge of `plan` (a flat plan over n members, one per island), from `gpu`
+// out through its own NIC and back (the platform's loopback route): when every edge of a
+// network ring carries the same load, as for symmetric data-parallel replicas, this one flow
+// times the whole ring. Requires plan.stages to hold one stage.
+std::vector<Phase> lower_mirrored(const CollectivePlan& plan, int gpu, const ClusterSpec& cluster);
+
+// All-to-all as plain pairwise exchange: every member sends bytes / n to every other member of
+// its group, all flows at once. Placeholder lowering for `trident collective --op all-to-all`
+// until the mixture-of-experts lowering replaces it.
+std::vector<Phase> lower_all_to_all_pairwise(const std::vector<std::vector<int>>& groups,
+                                             double bytes);
 
 }  // namespace trident
 

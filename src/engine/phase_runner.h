@@ -11,11 +11,16 @@
 namespace trident {
 
 // Runs `phases` in order from the current actor: each phase's flows start together (bytes
-// divided by the route's protocol efficiency) and the phase ends when all have arrived; a
-// collapsed phase then waits (steps - 1) route latencies. Adds the SimGrid activities it
-// created to *activities when non-null. Requires a running SimGrid actor.
+// divided by their efficiency, or the route's) with those of the phases chained to it by
+// `with_next`, and the group ends when all have arrived; then waits what the first phase's
+// `latency` exceeds route_latencies by. Adds the SimGrid activities it created to *activities when
+// non-null. Requires a running SimGrid actor.
 void run_phases(const Platform& platform, const std::vector<Phase>& phases,
                 std::uint64_t* activities);
+
+// Returns the route latency `phases` incur: per group of side-by-side phases, the largest
+// route latency among its flows, summed.
+double route_latencies(const Platform& platform, const std::vector<Phase>& phases);
 
 // Starts and waits for one flow per (src, dst) pair of `bytes` each, all at once.
 void run_flows(const Platform& platform, const std::vector<Flow>& flows, std::uint64_t* activities);

@@ -53,7 +53,7 @@ double probe_collective_time(const ClusterSpec& cluster, CollectiveOp op,
   return run_probe(cluster, max_gpu(groups) + 1, [&](const Platform& platform) {
     LoweringOptions opt;
     opt.collapse_steps = collapse_steps;
-    opt.in_switch_efficiency = cluster.nvlink.in_switch_reduction_efficiency;
+    opt.cluster = &cluster;
     const auto island_of = [&platform](int gpu) { return platform.island_of(gpu); };
     run_phases(platform, lower_collective(op, groups, bytes, island_of, opt), nullptr);
   });

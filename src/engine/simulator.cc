@@ -63,7 +63,7 @@ class StepSimulation {
     // Every shortcut comes from the one record (decide_shortcuts says where each is exact).
     full_ = !shortcuts_.group_actor.taken;
     lowering_.collapse_steps = shortcuts_.collapsed_steps.taken;
-    lowering_.in_switch_efficiency = sc.cluster.nvlink.in_switch_reduction_efficiency;
+    lowering_.cluster = &sc.cluster;
     fuse_tp_ = shortcuts_.fused_tp.taken;
     one_rank_flows_ = shortcuts_.one_rank_flows.taken;
     one_replica_ = shortcuts_.one_replica.taken;
@@ -174,7 +174,8 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
     auto phases = kind == CollKind::kData && one_replica_
-                      ? lower_mirrored_ring(op, groups.front().front(), d_, bytes)
+                      ? lower_mirrored(choose_collective_plan(op, {d_, d_, 1}, bytes, sc_.cluster),
+                                       groups.front().front(), sc_.cluster)
                       : lower_collective(op, groups, bytes, island_of, lowering_);
     auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
       const double start = sg4::Engine::get_clock();
@@ -246,7 +247,7 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
   double pending = 0;  // closed-form time not yet executed (fused mode)
   for (const Segment& seg : pass.segments) {
     if (fuse_tp_) {
-      pending += fuse_segment(seg, t_, sc_.cluster.nvlink, &tl.tp_exposed_s);
+      pending += fuse_segment(seg, t_, sc_.cluster, &tl.tp_exposed_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
     } else {
       compute(seg.compute_s);
@@ -387,8 +388,8 @@ Timeline StepSimulation::run() {
     fused_fwd_.emplace_back();
     fused_bwd_.emplace_back();
     for (const ChunkWork& ch : st.chunks) {
-      fused_fwd_.back().push_back(fuse_pass(ch.forward, t_, sc_.cluster.nvlink));
-      fused_bwd_.back().push_back(fuse_pass(ch.backward, t_, sc_.cluster.nvlink));
+      fused_fwd_.back().push_back(fuse_pass(ch.forward, t_, sc_.cluster));
+      fused_bwd_.back().push_back(fuse_pass(ch.backward, t_, sc_.cluster));
     }
   }
   const int tensor_actors = full_ ? t_ : 1;

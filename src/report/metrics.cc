@@ -13,6 +13,9 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // `x`, or exactly +0.0 when it is negative or -0.0: idle time and exposed communication are
 // differences of accumulated times, whose rounding can leave -1e-17 where nothing happened.
 double non_negative(double x) { return x > 0 ? x : 0.0; }
+// The idle time of a step: what is left of `step` after compute and exposed communication,
+// 0 when that is a rounding residue of the sums (below 1e-12 of the step), never negative.
+double idle_residue(double idle, double step) { return idle > 1e-12 * step ? idle : 0.0; }
 
 }  // namespace
 
@@ -51,7 +54,8 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0;
   for (const ActorTimeline& a : tl.actors) {
     const double g = a.gpus;
-    const double idle = step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s;
+    const double idle =
+        idle_residue(step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s, step);
     gpus += g;
     compute += g * a.compute_s;
     bubble += g * idle;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workload/nccl_model.h"
+
 namespace trident {
 
 double ring_all_reduce_time(int n, double bytes, double latency, double bandwidth,
@@ -16,22 +18,20 @@ double ring_collective_time(CollectiveOp op, int n, double bytes, double latency
   return op == CollectiveOp::kAllReduce ? all_reduce : all_reduce / 2;
 }
 
-double island_collective_time(CollectiveOp op, int n, double bytes, const NvlinkSpec& nvl) {
-  if (n < 2) return 0;
-  if (op == CollectiveOp::kAllReduce && nvl.in_switch_reduction_efficiency > 0) {
-    return nvl.latency + bytes / (nvl.bandwidth * nvl.in_switch_reduction_efficiency);
-  }
-  return ring_collective_time(op, n, bytes, nvl.latency, nvl.bandwidth, nvl.protocol_efficiency);
+double island_collective_time(CollectiveOp op, int n, double bytes, const ClusterSpec& c) {
+  if (n < 2 || bytes <= 0) return 0;
+  const CollectiveShape shape{n, 1, n};
+  return collective_plan_time(choose_collective_plan(op, shape, bytes, c), c);
 }
 
-double fuse_segment(const Segment& seg, int t, const NvlinkSpec& nvl, double* exposed) {
+double fuse_segment(const Segment& seg, int t, const ClusterSpec& nvl, double* exposed) {
   if (seg.tp_bytes <= 0 || t < 2) return seg.compute_s + seg.overlap_s;
   const double comm = island_collective_time(seg.tp_op, t, seg.tp_bytes, nvl);
   *exposed += std::max(0.0, comm - seg.overlap_s);
   return seg.compute_s + std::max(comm, seg.overlap_s);
 }
 
-FusedPass fuse_pass(const Pass& pass, int t, const NvlinkSpec& nvl) {
+FusedPass fuse_pass(const Pass& pass, int t, const ClusterSpec& nvl) {
   FusedPass f;
   for (size_t i = 0; i < pass.segments.size(); ++i) {
     const Segment& seg = pass.segments[i];

@@ -25,9 +25,10 @@ double ring_all_reduce_time(int n, double bytes, double latency, double bandwidt
 double ring_collective_time(CollectiveOp op, int n, double bytes, double latency, double bandwidth,
                             double efficiency);
 
-// Returns the closed-form time of `op` on `bytes` over `n` GPUs of one island: a ring, or for
-// an all-reduce with in-switch reduction, latency + bytes / (bandwidth * its efficiency).
-double island_collective_time(CollectiveOp op, int n, double bytes, const NvlinkSpec& nvlink);
+// Returns the closed-form time of `op` on `bytes` over `n` GPUs of one island of `cluster`:
+// the plan NCCL's tuning picks there (workload/nccl_model.h: ring, or NVLS for an all-reduce
+// with in-switch reduction), as the engine runs it.
+double island_collective_time(CollectiveOp op, int n, double bytes, const ClusterSpec& cluster);
 
 // One TP collective of a fused pass, where the closed form puts it.
 struct FusedCollective {
@@ -46,9 +47,9 @@ struct FusedPass {
 
 // Returns the closed-form time of `pass` on a TP group of `t` GPUs in one island, with where
 // each collective sits in it.
-FusedPass fuse_pass(const Pass& pass, int t, const NvlinkSpec& nvlink);
+FusedPass fuse_pass(const Pass& pass, int t, const ClusterSpec& cluster);
 // Returns the closed-form time of one segment, adding its exposed collective time to *exposed.
-double fuse_segment(const Segment& seg, int t, const NvlinkSpec& nvlink, double* exposed);
+double fuse_segment(const Segment& seg, int t, const ClusterSpec& cluster, double* exposed);
 
 }  // namespace trident
 
