@@ -23,6 +23,9 @@ int run_schema_command(const std::vector<std::string>& args);
 // trident kernel --gpu GPU [--precision P] gemm M N K | attention ... | memory BYTES: the
 // compute model's time and throughput for one kernel
 int run_kernel_command(const std::vector<std::string>& args);
+// trident collective --cluster C [--nodes N] [--gpus N] --op OP --size S | --sizes ... |
+// -b S -e S [-f F]: collectives as the engine simulates them, printed like nccl-tests
+int run_collective_command(const std::vector<std::string>& args);
 // trident list [clusters|models|gpus|scenarios]: the library, one line per file
 int run_list_command(const std::vector<std::string>& args);
 

@@ -26,6 +26,7 @@ const char* kUsage =
     "  list [KIND]         list the library (clusters, models, gpus, scenarios) usable by name\n"
     "  schema              print every setting: key, type, default, range, doc (docs/schema.md)\n"
     "  kernel OP ...       time one GEMM, attention or memory-bound kernel on one GPU\n"
+    "  collective ...      simulate a collective over a cluster's GPUs, printed like nccl-tests\n"
     "\n"
     "Run `trident <command> --help` for the options of a command.\n"
     "Exit codes: 0 success, 1 simulation failure, 2 bad input.\n";
@@ -50,6 +51,7 @@ int run_command(const std::string& command, const std::vector<std::string>& args
   if (command == "validate") return trident::run_validate_command(args);
   if (command == "schema") return trident::run_schema_command(args);
   if (command == "kernel") return trident::run_kernel_command(args);
+  if (command == "collective") return trident::run_collective_command(args);
   if (command == "list") return trident::run_list_command(args);
   std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
   return 2;

@@ -59,4 +59,17 @@ double probe_collective_time(const ClusterSpec& cluster, CollectiveOp op,
   });
 }
 
+std::vector<double> probe_phase_series(const ClusterSpec& cluster, int gpus,
+                                       const std::vector<std::vector<Phase>>& series) {
+  std::vector<double> out;
+  run_probe(cluster, gpus, [&](const Platform& platform) {
+    for (const auto& phases : series) {
+      const double start = sg4::Engine::get_clock();
+      run_phases(platform, phases, nullptr);
+      out.push_back(sg4::Engine::get_clock() - start);
+    }
+  });
+  return out;
+}
+
 }  // namespace trident

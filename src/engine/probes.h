@@ -20,6 +20,11 @@ double probe_collective_time(const ClusterSpec& cluster, CollectiveOp op,
                              const std::vector<std::vector<int>>& groups, double bytes,
                              bool collapse_steps);
 
+// Returns the simulated seconds of each entry of `series` (the phases of one collective each,
+// over GPUs [0, gpus)), run one after another on one platform of `gpus` GPUs.
+std::vector<double> probe_phase_series(const ClusterSpec& cluster, int gpus,
+                                       const std::vector<std::vector<Phase>>& series);
+
 }  // namespace trident
 
 #endif  // TRIDENT_ENGINE_PROBES_H_

@@ -94,14 +94,15 @@ CollectivePlan make_collective_plan(CollectiveOp op, const CollectiveShape& s, d
     case CollectiveAlgorithm::kTree: {
       // tuning.cc: baseLat + 2 * ((nRanks/nNodes - 1) * intraLat + log2(nNodes) * interLat).
       // A chain inside the island (each member forwards the whole buffer up, then down) and a
-      // double binary tree across islands on 1/c of it, which moves twice its bytes through
-      // every node's NICs (up the trees, then down), at tree_bandwidth.
+      // double binary tree across islands on 1/c of it at tree_bandwidth. Up the trees and down
+      // again, a node's NIC carries 2(k-1)/k of that each way: all of it between two nodes (the
+      // child sends, the root answers), twice it at an interior node of a large tree.
       const int depth = tree_depth(k);
       plan.latency = nc.base_latency[pi] + 2 * ((cpi - 1) * lat_nv + depth * lat_net);
       const CollectiveStage chain{StageRings::kIntra, cpi - 1, bytes, frac, 0};
       if (cpi > 1) plan.stages.push_back(chain);
       plan.stages.push_back({cpi > 1 ? StageRings::kInter : StageRings::kFlat, 2 * depth,
-                             2 * bytes / cpi, frac * nc.tree_bandwidth, 0});
+                             2.0 * (k - 1) / k * bytes / cpi, frac * nc.tree_bandwidth, 0});
       if (cpi > 1) plan.stages.push_back(chain);
       break;
     }
@@ -118,8 +119,8 @@ CollectivePlan make_collective_plan(CollectiveOp op, const CollectiveShape& s, d
       const CollectiveStage in_switch{StageRings::kIntra, 1, bytes * (1 + 1.0 / cpi) / 2, 1,
                                       nvls_eff};
       plan.stages.push_back(in_switch);
-      plan.stages.push_back(
-          {StageRings::kInter, 2 * depth, 2 * bytes / cpi, frac * nc.tree_bandwidth, 0});
+      plan.stages.push_back({StageRings::kInter, 2 * depth, 2.0 * (k - 1) / k * bytes / cpi,
+                             frac * nc.tree_bandwidth, 0});
       plan.stages.push_back(in_switch);
       break;
     }
