@@ -79,7 +79,8 @@ TEST_CASE("a hierarchical all-reduce overlaps its island and network stages over
   CHECK(lower_collective(CollectiveOp::kAllReduce, {{0, 8, 16}}, 300, island, opt).size() == 1);
 }
 
-TEST_CASE("a tree all-reduce chains inside islands and moves twice 1/c across", "[lowering]") {
+TEST_CASE("a tree all-reduce chains inside islands and moves 2(k-1)/k of 1/c across",
+          "[lowering]") {
   const auto island = [](int gpu) { return gpu / 8; };
   ClusterSpec c = ring_cluster();
   c.nccl.algorithm = CollectiveAlgorithm::kTree;
@@ -90,7 +91,7 @@ TEST_CASE("a tree all-reduce chains inside islands and moves twice 1/c across", 
       lower_collective(CollectiveOp::kAllReduce, {{0, 1, 8, 9, 16, 17}}, 600, island, opt);
   REQUIRE(phases.size() == 3);
   CHECK(phases[0].flows[0].bytes == 600);       // the chain forwards the whole buffer
-  CHECK(phases[1].flows[0].bytes == 600);       // 2 * S / c across
+  CHECK(phases[1].flows[0].bytes == 400);       // 2 (k-1)/k * S / c across, k = 3
   CHECK(phases[1].flows[0].efficiency == 0.9);  // tree_bandwidth
   // tuning.cc: 2 * ((c - 1) * intra + ceil(log2 k) * inter) = 2 * (1 us + 2 * 5 us).
   CHECK(phases[0].latency == Approx(22e-6));
