@@ -203,7 +203,7 @@ int run_plan_command(const std::vector<std::string>& args) {
   context.cluster = &base.cluster;
   context.gpus = plan_gpus;
   context.base = base.plan;
-  SpaceSummary summary = bound_space(base, context, limits, shard.index, shard.count);
+  SpaceSummary summary = bound_space(base, context, limits, shard.index, shard.count, jobs);
   const std::vector<BoundedCandidate>& fitting = summary.fitting;
 
   // Simulate in bound order; a position is launched while it may still be needed, and the

@@ -35,9 +35,12 @@ Scenario with_plan(const Scenario& base, const PlanSpec& plan);
 // `base` (its cluster, model and unsearched plan fields), drops those whose memory does not
 // fit (memory_margin_bytes < 0, the report's fits verdict) and bounds the others. With
 // `shard_count` > 1, keeps only the candidates whose enumeration index is `shard_index`
-// modulo `shard_count`.
+// modulo `shard_count`. `jobs` > 1 bounds blocks of candidates in that many forked children.
+// A plan that does not fit with full recomputation does not fit with selective or none
+// either (more activations, the rest equal): those are counted as not fitting unbuilt.
 SpaceSummary bound_space(const Scenario& base, const SearchContext& context,
-                         const SpaceLimits& limits, int shard_index = 0, int shard_count = 1);
+                         const SpaceLimits& limits, int shard_index = 0, int shard_count = 1,
+                         int jobs = 1);
 
 // Steps of simulated candidates, by position in `fitting`: NaN while not simulated, +inf
 // when the simulation failed (it then ranks nowhere).
