@@ -36,6 +36,29 @@ double dp_floor(CollectiveOp op, double bytes, const Scenario& sc, const RankMap
                               net.protocol_efficiency);
 }
 
+// The gradient parameters of the last bucket stage `st` launches with overlap_grad_reduce:
+// buckets fill from the segments of each chunk's last-micro-batch backward and are flushed
+// at the end of each such pass (the engine's maybe_launch_bucket), so the last one holds what
+// the final backward (`last`) gathered since the bucket before it. Its reduction starts after
+// that pass ends.
+double last_bucket_params(const StageWork& st, const Pass& last) {
+  double params = 0;
+  for (const Segment& seg : last.segments) {
+    if (seg.grad_params <= 0) continue;
+    params += seg.grad_params;
+    if (params >= st.grad_bucket_params) params = 0;  // launched when full
+  }
+  return params;
+}
+
+// The stage's last backward instruction, or nullptr.
+const Instr* last_backward(const StageProgram& program) {
+  for (auto it = program.instrs.rbegin(); it != program.instrs.rend(); ++it) {
+    if (it->kind == InstrKind::kBackward) return &*it;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 StepBound step_lower_bound(const Scenario& sc, const Workload& w,
@@ -55,7 +78,15 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
     busy[s] = plan.num_microbatches * per_microbatch;
     const CollectiveOp reduce =
         plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
-    double dp = plan.overlap_grad_reduce ? 0 : dp_floor(reduce, st.grad_bytes, sc, ranks);
+    double dp = 0;
+    if (!plan.overlap_grad_reduce) {
+      dp = dp_floor(reduce, st.grad_bytes, sc, ranks);
+    } else if (const Instr* last = last_backward(programs[s]);
+               last && last->microbatch == plan.num_microbatches - 1 && st.params_per_gpu > 0) {
+      // Only the last bucket is sure to be exposed: it starts when the last backward ends.
+      const double params = last_bucket_params(st, st.chunks[last->chunk].backward);
+      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, ranks);
+    }
     if (plan.distributed_optimizer) {
       dp += dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, ranks);
     }
