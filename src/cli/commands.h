@@ -12,6 +12,8 @@ namespace trident {
 int run_simulate_command(const std::vector<std::string>& args);
 // trident sweep SCENARIO [--vary K=V1,V2,...]... [--jobs N] [--out FILE] [--resume] [--shard I/N]
 int run_sweep_command(const std::vector<std::string>& args);
+// trident plan (SCENARIO | --cluster C --model M ...) [--fix K=V] [--vary K=V1,...] [--top K]
+int run_plan_command(const std::vector<std::string>& args);
 // trident compare SCENARIO (--variant NAME:K=V,...)... | --tp-placement intra,inter
 int run_compare_command(const std::vector<std::string>& args);
 // trident merge FILE...: joins sharded sweep CSVs in point order

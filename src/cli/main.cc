@@ -20,6 +20,7 @@ const char* kUsage =
     "commands:\n"
     "  simulate SCENARIO   simulate one 3D-parallel training step and print the report\n"
     "  sweep SCENARIO      simulate every point of a sweep (--vary K=V1,V2,...), one CSV row each\n"
+    "  plan [SCENARIO]     find the fastest plans that fit (--cluster, --model, --nodes, --top)\n"
     "  compare SCENARIO    simulate variants side by side (--variant, --tp-placement intra,inter)\n"
     "  merge FILE...       join the CSV files of a sharded sweep (sweep --shard I/N)\n"
     "  validate FILE...    check scenario, cluster, GPU, model and plan files; list every problem\n"
@@ -46,6 +47,7 @@ bool stdout_written() {
 int run_command(const std::string& command, const std::vector<std::string>& args) {
   if (command == "simulate") return trident::run_simulate_command(args);
   if (command == "sweep") return trident::run_sweep_command(args);
+  if (command == "plan") return trident::run_plan_command(args);
   if (command == "compare") return trident::run_compare_command(args);
   if (command == "merge") return trident::run_merge_command(args);
   if (command == "validate") return trident::run_validate_command(args);

@@ -19,7 +19,8 @@ std::optional<ConfigFileKind> kind_of(const YamlNode& root) {
     }
     return false;
   };
-  if (has_any({"cluster", "model", "plan", "sweep", "overrides"})) return ConfigFileKind::kScenario;
+  if (has_any({"cluster", "model", "plan", "sweep", "search", "overrides"}))
+    return ConfigFileKind::kScenario;
   if (has_any({"gpu", "gpus_per_node", "nodes", "nvlink", "network"})) {
     return ConfigFileKind::kCluster;
   }

@@ -22,16 +22,22 @@ ConfigFileKind section_kind(const std::string& section) {
   return ConfigFileKind::kPlan;
 }
 
-std::vector<SweepAxis> read_sweep(const MapReader& top) {
+// Reads `sweep:` (every value a non-empty list) or, with `section` "search", `search:`
+// (a list, or one value that pins the key).
+std::vector<SweepAxis> read_sweep(const MapReader& top, const std::string& section = "sweep") {
   std::vector<SweepAxis> axes;
-  auto sweep = top.opt_map("sweep");
+  auto sweep = top.opt_map(section);
   if (!sweep) return axes;
   for (const YamlEntry& e : sweep->node().entries) {
     top.field([&] {
-      const std::string key_path = "sweep." + e.key;
+      const std::string key_path = section + "." + e.key;
       const std::string error = schema_path_error(e.key);
       if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
       const YamlNode& list = *e.value;
+      if (section == "search" && list.is_scalar()) {
+        axes.push_back({e.key, {list.scalar}});
+        return;
+      }
       const std::string expected = "a non-empty list of values, e.g. [8, 16, 32]";
       if (!list.is_sequence() || list.items.empty()) {
         YamlMark m = list.is_null() ? e.key_mark : list.mark;
@@ -180,6 +186,7 @@ Scenario check_scenario_source(const std::string& path, const std::string* text,
     });
   }
   top.field([&] { s.sweep = read_sweep(top); });
+  top.field([&] { s.search = read_sweep(top, "search"); });
   return s;
 }
 

@@ -28,6 +28,8 @@ struct Scenario {
   ModelSpec model;
   PlanSpec plan;
   std::vector<SweepAxis> sweep;
+  // `search:` for `trident plan`: searched keys, each pinned (one value) or limited.
+  std::vector<SweepAxis> search;
 };
 
 // Loads the scenario at `path`: reads referenced cluster/model/plan files (paths relative to

@@ -121,6 +121,10 @@ std::vector<SettingSection> build_sections() {
                "to values, e.g. `plan.tensor_parallel: 4`."),
            row("sweep", K::kMap,
                "Axes for `trident sweep`: dotted key paths to non-empty lists of values."),
+           row("search", K::kMap,
+               "For `trident plan`: searched plan keys, each pinned to one value "
+               "(`plan.schedule: 1f1b`, as --fix) or limited to a list (`plan.tensor_parallel: "
+               "[4, 8]`, as --vary); docs/plan.md."),
        }});
   out.push_back(
       {"cluster",

@@ -122,8 +122,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     r.peak_memory_gib = std::max(r.peak_memory_gib, s.memory_gib);
   }
   r.memory_reserved_gib = sc.cluster.gpu.memory_reserved_bytes / kGiB;
-  r.memory_margin_gib =
-      sc.cluster.gpu.memory_bytes / kGiB - r.memory_reserved_gib - r.peak_memory_gib;
+  r.memory_margin_gib = memory_margin_bytes(sc.cluster, w) / kGiB;
   r.fits_in_memory = r.memory_margin_gib >= 0;
   return r;
 }

@@ -188,6 +188,12 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
   return sbh * (replicated + sharded / t + core);
 }
 
+double memory_margin_bytes(const ClusterSpec& cluster, const Workload& workload) {
+  double peak = 0;
+  for (const StageWork& st : workload.stages) peak = std::max(peak, st.memory.total());
+  return cluster.gpu.memory_bytes - cluster.gpu.memory_reserved_bytes - peak;
+}
+
 std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& plan) {
   if (!plan.pipeline_layers.empty()) return plan.pipeline_layers;
   const int chunks = plan.pipeline * plan.virtual_stages;

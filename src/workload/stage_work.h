@@ -87,6 +87,11 @@ Workload build_workload(const Scenario& scenario, const std::vector<StageProgram
 // As above, building the programs itself (for callers that do not run them).
 Workload build_workload(const Scenario& scenario);
 
+// Returns the HBM left on the fullest GPU of `workload`: memory - memory_reserved - the
+// largest StageMemory::total() (negative: it does not fit). The report's fits verdict and
+// `trident plan`'s memory filter both use it.
+double memory_margin_bytes(const ClusterSpec& cluster, const Workload& workload);
+
 // Returns the layers of each virtual stage (plan.pipeline_layers, or an even split).
 std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& plan);
 

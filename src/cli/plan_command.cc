@@ -1,0 +1,305 @@
+// trident plan: the fastest plans that fit, found by enumerating the plan space
+// (src/search/plan_space.h), dropping what does not fit in memory, ordering the rest by a
+// step lower bound (src/search/plan_bound.h) and simulating in that order, each candidate in
+// a child forked from this process, until no remaining bound can beat the top K.
+#include <fmt/format.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+
+#include "cli/child_runner.h"
+#include "cli/command_line.h"
+#include "cli/commands.h"
+#include "cli/plan_output.h"
+#include "cli/progress_line.h"
+#include "cli/sweep_points.h"
+#include "config/references.h"
+#include "config/scenario.h"
+#include "core/errors.h"
+#include "core/fork_pool.h"
+#include "engine/simulator.h"
+#include "report/metrics.h"
+#include "search/plan_search.h"
+
+namespace po = boost::program_options;
+
+namespace trident {
+namespace {
+
+const char* kPlanHelp =
+    "usage: trident plan --cluster NAME --model NAME (--nodes N | --gpus N) --seq S\n"
+    "                    --global-batch B [--precision P] [options]\n"
+    "       trident plan SCENARIO [options]\n"
+    "\n"
+    "Finds the fastest plans that fit: enumerates tensor, pipeline and data parallel sizes,\n"
+    "micro-batch size, schedule (1f1b, interleaved-1f1b) and virtual stages (an uneven layer\n"
+    "split when layers do not divide), recompute, sequence parallelism, the distributed\n"
+    "optimizer, overlap_grad_reduce and placement, keeping only what Megatron-LM accepts\n"
+    "(the same checks as `simulate`). A plan that does not fit in HBM (with the reserve) is\n"
+    "never simulated; the rest are simulated in order of a step lower bound until the next\n"
+    "bound exceeds the K-th best simulated step, so the top K is exact under trident's model\n"
+    "(docs/plan.md). With SCENARIO, its cluster, model, batch and unsearched plan fields are\n"
+    "used, its `search:` block pins (KEY: V) or limits (KEY: [V1, V2]) fields as --fix and\n"
+    "--vary do, and its own plan is simulated for comparison (row `given`).\n"
+    "Exit status 0 when the search ran (even if no plan fits); 2 on bad options or input.\n"
+    "\n"
+    "options";
+
+// The child's work: simulate one candidate and encode what the table needs.
+std::string simulate_candidate(const Scenario& sc) {
+  const std::vector<StageProgram> programs = build_programs(sc.plan);
+  const Workload w = build_workload(sc, programs);
+  SimOptions options;
+  options.record_intervals = false;
+  const Timeline tl = simulate_step(sc, w, programs, options);
+  const Report r = make_report(sc, w, tl, "fast");
+  PlanResult out;
+  out.step_time_s = r.step_time_s;
+  out.tokens_per_s = r.tokens_per_s;
+  out.mfu = r.mfu;
+  out.peak_memory_gib = r.peak_memory_gib;
+  out.memory_margin_gib = r.memory_margin_gib;
+  out.tp_exposed_s = r.tp_comm_exposed_s;
+  out.pp_exposed_s = r.pp_comm_exposed_s;
+  out.dp_exposed_s = r.dp_comm_exposed_s;
+  out.bubble_fraction = r.bubble_fraction;
+  return encode_plan_metrics(out);
+}
+
+std::string absolute_unless_name(const std::string& arg) {
+  std::error_code ec;
+  if (is_library_name(arg) && !std::filesystem::exists(arg, ec)) return arg;
+  return std::filesystem::absolute(arg, ec).lexically_normal().string();
+}
+
+// Splits "KEY=VALUE" for --fix.
+std::pair<std::string, std::string> parse_fix(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw po::error("--fix needs KEY=VALUE, not '" + text + "'");
+  }
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+}  // namespace
+
+int run_plan_command(const std::vector<std::string>& args) {
+  po::options_description opts(kPlanHelp);
+  std::string cluster, model, precision, format = "table", shard_text;
+  std::vector<std::string> fixes, varies, sets;
+  int nodes = 0, gpus = 0, seq = 0, global_batch = 0, top = 10, jobs = 0;
+  opts.add_options()("help,h", "show this help")(
+      "cluster", po::value(&cluster),
+      "the cluster: a library name (trident list clusters) or file")(
+      "model", po::value(&model), "the model: a library name (trident list models) or file")(
+      "nodes", po::value(&nodes), "nodes of the cluster to use (sets cluster.nodes)")(
+      "gpus", po::value(&gpus),
+      "GPUs the plans use (default: every GPU of the cluster, or the scenario plan's); fewer "
+      "than the cluster's needs --allow-partial")(
+      "allow-partial", "let the plans use fewer GPUs than the cluster has")(
+      "seq", po::value(&seq), "sequence length (sets model.seq_length)")(
+      "global-batch", po::value(&global_batch), "global batch in sequences")(
+      "precision", po::value(&precision), "bf16 (default), fp16 or fp8")(
+      "fix", po::value(&fixes)->composing(),
+      "pin a searched field: --fix plan.schedule=1f1b (repeatable)")(
+      "vary", po::value(&varies)->composing(),
+      "limit a searched field to values: --vary plan.tensor_parallel=4,8 (repeatable)")(
+      "set", po::value(&sets)->composing(),
+      "override any other setting before searching (as simulate --set)")(
+      "top", po::value(&top), "plans to rank and prove (default 10)")(
+      "format", po::value(&format), "table (default), json or csv")(
+      "explain", "also show how many candidates each rule pruned and how many were simulated")(
+      "jobs,j", po::value(&jobs), "simulations at once (default: the number of CPUs)")(
+      "shard", po::value(&shard_text),
+      "I/N: search only candidates whose enumeration index is I modulo N; the union of the "
+      "shards' top K (--format csv, joined and sorted by step) holds the whole space's top K");
+  std::vector<std::string> positional;
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, 1, "", &positional, &vm)) return 0;
+  const auto start = std::chrono::steady_clock::now();
+  ReportFormat report_format;
+  if (!parse_report_format(format, &report_format)) {
+    throw po::error("--format must be table, json or csv, not '" + format + "'");
+  }
+  if (top < 1) throw po::error("--top must be at least 1");
+  if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
+  if (jobs < 1) jobs = available_cpus();
+  std::string jobs_note;
+  jobs = cap_jobs(jobs, &jobs_note);
+  const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
+  const bool from_scenario = !positional.empty();
+  if (from_scenario && (vm.count("cluster") || vm.count("model"))) {
+    throw po::error("give SCENARIO or --cluster and --model, not both");
+  }
+  if (!from_scenario && (cluster.empty() || model.empty())) {
+    throw po::error("give SCENARIO, or --cluster NAME and --model NAME");
+  }
+  if (!from_scenario && global_batch < 1) throw po::error("--global-batch B is required");
+  if (vm.count("nodes") && nodes < 1) throw po::error("--nodes must be at least 1");
+  if (vm.count("gpus") && gpus < 1) throw po::error("--gpus must be at least 1");
+  if (vm.count("seq") && seq < 1) throw po::error("--seq must be at least 1");
+  std::vector<std::string> overrides = sets;
+  if (nodes > 0) overrides.push_back("cluster.nodes=" + std::to_string(nodes));
+  if (seq > 0) overrides.push_back("model.seq_length=" + std::to_string(seq));
+  if (!precision.empty()) overrides.push_back("plan.precision=" + precision);
+
+  Scenario base;
+  if (from_scenario) {
+    if (global_batch > 0) {
+      // The scenario's plan must stay valid: its micro-batches follow the new batch.
+      overrides.push_back("plan.global_batch_size=" + std::to_string(global_batch));
+    }
+    base = load_scenario(positional.front(), overrides);
+  } else {
+    // A one-GPU plan that any batch satisfies, so the files load and are checked as simulate
+    // checks them; the search replaces every field it varies.
+    const std::string text = "cluster: " + absolute_unless_name(cluster) +
+                             "\nmodel: " + absolute_unless_name(model) +
+                             "\nplan:\n  tensor_parallel: 1\n  pipeline_parallel: 1\n"
+                             "  data_parallel: 1\n  micro_batch_size: 1\n"
+                             "  global_batch_size: " +
+                             std::to_string(global_batch) + "\n";
+    overrides.push_back("plan.num_microbatches=" + std::to_string(global_batch));
+    base = load_scenario_text(text, "trident plan", overrides);
+  }
+  const int cluster_gpus = base.cluster.total_gpus();
+  int plan_gpus = gpus > 0 ? gpus : (from_scenario ? base.plan.gpus() : cluster_gpus);
+  if (plan_gpus > cluster_gpus) {
+    throw po::error(fmt::format("--gpus {} is more than the cluster's {} GPUs (raise --nodes)",
+                                plan_gpus, cluster_gpus));
+  }
+  if (gpus > 0 && plan_gpus < cluster_gpus && !vm.count("allow-partial")) {
+    throw po::error(fmt::format(
+        "--gpus {} is fewer than the cluster's {} GPUs; add --allow-partial to search a slice",
+        plan_gpus, cluster_gpus));
+  }
+
+  SpaceLimits limits;
+  auto add_limit = [&](const std::string& key, std::vector<std::string> values) {
+    for (auto& [k, v] : limits.values) {
+      if (k == key) {
+        v = std::move(values);  // the command line replaces the scenario's search block
+        return;
+      }
+    }
+    limits.values.emplace_back(key, std::move(values));
+  };
+  for (const SweepAxis& a : base.search) add_limit(a.key, a.values);
+  for (const std::string& f : fixes) {
+    auto [key, value] = parse_fix(f);
+    add_limit(key, {value});
+  }
+  for (const std::string& v : varies) {
+    const SweepAxis axis = parse_vary(v);
+    add_limit(axis.key, axis.values);
+  }
+
+  SearchContext context;
+  context.model = &base.model;
+  context.cluster = &base.cluster;
+  context.gpus = plan_gpus;
+  context.base = base.plan;
+  SpaceSummary summary = bound_space(base, context, limits, shard.index, shard.count, jobs);
+  const std::vector<BoundedCandidate>& fitting = summary.fitting;
+
+  // Simulate in bound order; a position is launched while it may still be needed, and the
+  // answer is the proving prefix, whatever order the children finish in.
+  const double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> steps(fitting.size(), kUnknown);
+  std::vector<PlanResult> results(fitting.size());
+  size_t next_pos = 0;
+  long long failed = 0;
+  std::string first_failure;
+  const size_t k = static_cast<size_t>(top);
+  ProgressLine progress("plan", fitting.size());
+  run_forked(
+      jobs,
+      [&]() -> long {
+        if (next_pos >= fitting.size()) return -1;
+        if (!worth_simulating(fitting, steps, k, next_pos)) return -1;
+        return static_cast<long>(next_pos++);
+      },
+      [&](long i) { return simulate_candidate(with_plan(base, fitting[i].candidate.plan)); },
+      [&](long i, const ForkResult& r) {
+        PlanResult& out = results[i];
+        if (r.ok && decode_plan_metrics(r.output, &out)) {
+          steps[i] = out.step_time_s;
+        } else {
+          steps[i] = std::numeric_limits<double>::infinity();
+          ++failed;
+          if (first_failure.empty()) {
+            first_failure = candidate_label(fitting[i].candidate) + ": " + r.output;
+          }
+        }
+        progress.item_done(!r.ok);
+      },
+      [&] { progress.tick(); });
+  progress.finish();
+  bool decided = false;
+  const size_t prefix = proven_prefix(fitting, steps, k, &decided);
+  if (!decided) throw SimulationError("plan search ended before its top was proven");
+
+  PlanSearchOutput out;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < prefix; ++i) {
+    if (std::isfinite(steps[i])) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return steps[a] < steps[b]; });
+  if (order.size() > k) order.resize(k);
+  for (size_t i : order) {
+    PlanResult r = results[i];
+    r.candidate = fitting[i].candidate;
+    r.bound_s = fitting[i].bound.total_s;
+    out.ranked.push_back(r);
+  }
+  for (size_t i = 0; i < prefix; ++i) {
+    if (std::isinf(steps[i])) ++out.failed;
+  }
+  if (from_scenario) {
+    // The scenario's own plan, for comparison (it may lie outside the searched space).
+    PlanResult given;
+    const ForkResult r = [&] {
+      ForkResult res;
+      run_forked(
+          1, [n = 0]() mutable -> long { return n++ == 0 ? 0 : -1; },
+          [&](long) { return simulate_candidate(base); },
+          [&](long, const ForkResult& f) { res = f; });
+      return res;
+    }();
+    if (r.ok && decode_plan_metrics(r.output, &given)) {
+      given.candidate.plan = base.plan;
+      const std::vector<StageProgram> programs = build_programs(base.plan);
+      given.bound_s = step_lower_bound(base, build_workload(base, programs), programs).total_s;
+      out.given = given;
+    }
+  }
+  out.title = fmt::format("{} on {}: {} of {} GPUs, seq {}, global batch {}, {}", base.model.name,
+                          base.cluster.name, plan_gpus, cluster_gpus, base.model.seq_length,
+                          base.plan.global_batch_size, precision_name(base.plan.precision));
+  if (shard.count > 1) out.title += fmt::format(" (shard {}/{})", shard.index, shard.count);
+  out.fitting = static_cast<long long>(fitting.size());
+  out.simulated = static_cast<long long>(prefix);
+  out.explain = vm.count("explain") > 0;
+  summary.fitting.clear();
+  out.summary = std::move(summary);
+  std::cout << format_plan_search(out, report_format);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cerr << fmt::format(
+      "trident plan: {} candidates, {} simulated in {:.1f} s ({:.0f} "
+      "candidates/s)\n",
+      out.summary.enumerated, out.simulated, wall, wall > 0 ? out.summary.enumerated / wall : 0.0);
+  if (!jobs_note.empty()) std::cerr << "trident plan: " << jobs_note << "\n";
+  if (failed > 0) {
+    std::cerr << "trident plan: " << failed << " simulation(s) failed; first: " << first_failure
+              << "\n";
+  }
+  return 0;
+}
+
+}  // namespace trident

@@ -1,0 +1,193 @@
+#include "cli/plan_output.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/sweep_csv.h"
+
+namespace trident {
+namespace {
+
+// Busy compute of a plan's mean GPU: the step less bubble and exposed communication.
+double compute_part(const PlanResult& r) {
+  return r.step_time_s * (1 - r.bubble_fraction) - r.tp_exposed_s - r.pp_exposed_s - r.dp_exposed_s;
+}
+
+std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
+
+}  // namespace
+
+std::string encode_plan_metrics(const PlanResult& r) {
+  return fmt::format("{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}",
+                     r.step_time_s, r.tokens_per_s, r.mfu, r.peak_memory_gib, r.memory_margin_gib,
+                     r.tp_exposed_s, r.pp_exposed_s, r.dp_exposed_s, r.bubble_fraction);
+}
+
+bool decode_plan_metrics(const std::string& text, PlanResult* out) {
+  std::istringstream in(text);
+  return static_cast<bool>(in >> out->step_time_s >> out->tokens_per_s >> out->mfu >>
+                           out->peak_memory_gib >> out->memory_margin_gib >> out->tp_exposed_s >>
+                           out->pp_exposed_s >> out->dp_exposed_s >> out->bubble_fraction);
+}
+
+std::string why_winner(const std::vector<PlanResult>& ranked) {
+  if (ranked.size() < 2) return "";
+  const PlanResult& a = ranked[0];
+  const PlanResult& b = ranked[1];
+  const double gain = b.step_time_s - a.step_time_s;
+  struct Part {
+    const char* name;
+    double saved;  // runner-up minus winner, seconds
+  };
+  std::vector<Part> parts = {
+      {"compute", compute_part(b) - compute_part(a)},
+      {"bubble", b.step_time_s * b.bubble_fraction - a.step_time_s * a.bubble_fraction},
+      {"exposed TP", b.tp_exposed_s - a.tp_exposed_s},
+      {"exposed PP", b.pp_exposed_s - a.pp_exposed_s},
+      {"exposed DP", b.dp_exposed_s - a.dp_exposed_s}};
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const Part& x, const Part& y) { return x.saved > y.saved; });
+  std::string line = fmt::format("#1 is {:.4f} s ({:.1f} %) faster than #2", gain,
+                                 b.step_time_s > 0 ? 100 * gain / b.step_time_s : 0.0);
+  std::string reasons;
+  for (const Part& p : parts) {
+    if (p.saved <= 1e-4 * b.step_time_s) continue;
+    reasons += (reasons.empty() ? "" : ", ") + fmt::format("{} −{:.4f} s", p.name, p.saved);
+    if (reasons.size() > 60) break;
+  }
+  std::string costs;
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    if (it->saved >= -1e-4 * b.step_time_s) break;
+    costs = fmt::format("{} +{:.4f} s", it->name, -it->saved);
+    break;
+  }
+  if (!reasons.empty()) line += ": " + reasons;
+  if (!costs.empty()) line += " (it pays " + costs + ")";
+  return line;
+}
+
+std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format) {
+  const SpaceSummary& s = out.summary;
+  const std::vector<SearchDimension>& dims = search_dimensions();
+  if (format == ReportFormat::kJson) {
+    nlohmann::ordered_json j;
+    j["title"] = out.title;
+    nlohmann::ordered_json c;
+    c["enumerated"] = s.enumerated;
+    c["pruned_by_memory"] = s.pruned_by_memory;
+    c["fitting"] = out.fitting;
+    c["pruned_by_bound"] = out.fitting - out.simulated;
+    c["simulated"] = out.simulated;
+    c["failed"] = out.failed;
+    nlohmann::ordered_json rules = nlohmann::ordered_json::object();
+    for (const auto& [rule, n] : s.enumeration.pruned) rules[rule] = n;
+    c["pruned_by_rule"] = rules;
+    j["candidates"] = c;
+    auto plan_json = [&](const PlanResult& r) {
+      nlohmann::ordered_json p;
+      p["plan"] = candidate_label(r.candidate);
+      p["set"] = candidate_overrides(r.candidate);
+      p["step_time_s"] = r.step_time_s;
+      p["step_lower_bound_s"] = r.bound_s;
+      p["tokens_per_s"] = r.tokens_per_s;
+      p["mfu"] = r.mfu;
+      p["peak_memory_gib"] = r.peak_memory_gib;
+      p["memory_margin_gib"] = r.memory_margin_gib;
+      p["tp_comm_exposed_s"] = r.tp_exposed_s;
+      p["pp_comm_exposed_s"] = r.pp_exposed_s;
+      p["dp_comm_exposed_s"] = r.dp_exposed_s;
+      p["bubble_fraction"] = r.bubble_fraction;
+      return p;
+    };
+    nlohmann::ordered_json plans = nlohmann::ordered_json::array();
+    for (const PlanResult& r : out.ranked) plans.push_back(plan_json(r));
+    j["plans"] = plans;
+    j["why"] = why_winner(out.ranked);
+    if (out.given) j["given_plan"] = plan_json(*out.given);
+    return j.dump(2) + "\n";
+  }
+  if (format == ReportFormat::kCsv) {
+    std::string text = "rank,plan";
+    for (const SearchDimension& d : dims) text += "," + d.key;
+    text +=
+        ",plan.data_parallel,plan.num_microbatches,plan.pipeline_layers,step_time_s,"
+        "step_lower_bound_s,tokens_per_s,mfu,peak_memory_gib,memory_margin_gib,"
+        "tp_comm_exposed_s,pp_comm_exposed_s,dp_comm_exposed_s,bubble_fraction\n";
+    auto row = [&](const std::string& rank, const PlanResult& r) {
+      std::string line = rank + "," + csv_field(candidate_label(r.candidate));
+      for (const std::string& v : r.candidate.values) line += "," + csv_field(v);
+      std::string layers;
+      for (int n : r.candidate.plan.pipeline_layers) {
+        layers += (layers.empty() ? "[" : ", ") + std::to_string(n);
+      }
+      if (!layers.empty()) layers += "]";
+      line += fmt::format(",{},{},{}", r.candidate.plan.data, r.candidate.plan.num_microbatches,
+                          csv_field(layers));
+      line += fmt::format(
+          ",{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n",
+          r.step_time_s, r.bound_s, r.tokens_per_s, r.mfu, r.peak_memory_gib, r.memory_margin_gib,
+          r.tp_exposed_s, r.pp_exposed_s, r.dp_exposed_s, r.bubble_fraction);
+      return line;
+    };
+    for (size_t i = 0; i < out.ranked.size(); ++i)
+      text += row(std::to_string(i + 1), out.ranked[i]);
+    if (out.given) text += row("given", *out.given);
+    return text;
+  }
+  std::string text = "trident plan: " + out.title + "\n";
+  text += fmt::format(
+      "  {} candidates, {} do not fit in memory, {} bounded, {} simulated ({} pruned by the "
+      "step lower bound)\n\n",
+      s.enumerated, s.pruned_by_memory, out.fitting, out.simulated, out.fitting - out.simulated);
+  std::vector<std::string> labels;
+  size_t width = 4;
+  for (const PlanResult& r : out.ranked) {
+    labels.push_back(candidate_label(r.candidate));
+    width = std::max(width, labels.back().size());
+  }
+  if (out.given) width = std::max(width, candidate_label(out.given->candidate).size());
+  text +=
+      fmt::format("  {:>5}  {:<{}}  {:>9} {:>9} {:>10} {:>6} {:>8} {:>7} {:>8} {:>8} {:>8} {:>7}\n",
+                  "rank", "plan", width, "step s", "bound s", "tokens/s", "MFU %", "mem GiB",
+                  "margin", "TP s", "PP s", "DP s", "bubble");
+  auto line = [&](const std::string& rank, const PlanResult& r) {
+    return fmt::format(
+        "  {:>5}  {:<{}}  {:>9} {:>9} {:>10.0f} {:>6.1f} {:>8.1f} {:>7.1f} {:>8} {:>8} {:>8} "
+        "{:>6.1f}%\n",
+        rank, candidate_label(r.candidate), width, fixed(r.step_time_s, 4), fixed(r.bound_s, 4),
+        r.tokens_per_s, 100 * r.mfu, r.peak_memory_gib, r.memory_margin_gib,
+        fixed(r.tp_exposed_s, 4), fixed(r.pp_exposed_s, 4), fixed(r.dp_exposed_s, 4),
+        100 * r.bubble_fraction);
+  };
+  for (size_t i = 0; i < out.ranked.size(); ++i) text += line(std::to_string(i + 1), out.ranked[i]);
+  if (out.ranked.empty()) text += "  (no plan fits)\n";
+  if (out.given) text += line("given", *out.given);
+  const std::string why = why_winner(out.ranked);
+  if (!why.empty()) text += "\n  " + why + "\n";
+  if (!out.ranked.empty()) {
+    text += "\n  run #1: trident simulate SCENARIO";
+    for (const std::string& o : candidate_overrides(out.ranked.front().candidate)) {
+      text += " --set " + (o.find(' ') == std::string::npos ? o : "'" + o + "'");
+    }
+    text += "\n";
+  }
+  if (out.explain) {
+    text +=
+        "\n  pruned by rule (each counts the value that broke it, before the fields after it):\n";
+    for (const auto& [rule, n] : s.enumeration.pruned) {
+      text += fmt::format("    {:<48} {:>10}\n", rule, n);
+    }
+    text += fmt::format("    {:<48} {:>10}\n", "memory (peak + reserve > HBM)", s.pruned_by_memory);
+    text += fmt::format("    {:<48} {:>10}\n", "lower bound above the proven top",
+                        out.fitting - out.simulated);
+    text += fmt::format("    {:<48} {:>10}\n", "simulated", out.simulated);
+    if (out.failed) text += fmt::format("    {:<48} {:>10}\n", "simulations failed", out.failed);
+  }
+  return text;
+}
+
+}  // namespace trident

@@ -1,0 +1,57 @@
+// The output of `trident plan`: the ranked plans as a table, JSON or CSV, the line on why the
+// winner wins, and the --explain counts. Formats only what the search and the simulations
+// gave (no cost is computed here).
+#ifndef TRIDENT_CLI_PLAN_OUTPUT_H_
+#define TRIDENT_CLI_PLAN_OUTPUT_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/writers.h"
+#include "search/plan_search.h"
+
+namespace trident {
+
+// One simulated plan: the candidate and what its report said.
+struct PlanResult {
+  Candidate candidate;
+  double bound_s = 0;
+  double step_time_s = 0;
+  double tokens_per_s = 0;
+  double mfu = 0;
+  double peak_memory_gib = 0;
+  double memory_margin_gib = 0;
+  double tp_exposed_s = 0, pp_exposed_s = 0, dp_exposed_s = 0;
+  double bubble_fraction = 0;
+};
+
+// Encodes the report fields of PlanResult (not the candidate) as one line, and reads it back
+// into *out (false when `text` is not such a line). The child simulating a candidate sends
+// this line to the parent.
+std::string encode_plan_metrics(const PlanResult& r);
+bool decode_plan_metrics(const std::string& text, PlanResult* out);
+
+struct PlanSearchOutput {
+  std::string title;                // "llama3-70b on dgx-h100: 64 GPUs, seq 8192, global batch 512"
+  std::vector<PlanResult> ranked;   // fastest first
+  SpaceSummary summary;             // its `fitting` may be cleared; counts are read
+  long long fitting = 0;            // candidates that fit (bounded)
+  long long simulated = 0;          // the proving prefix (failed ones included)
+  long long failed = 0;             // simulations that failed
+  double wall_s = 0;                // measured by the command (not printed in JSON/CSV)
+  std::optional<PlanResult> given;  // the scenario's own plan, simulated, when searching one
+  bool explain = false;
+};
+
+// Returns "WINNER is X s (Y %) faster than the runner-up: less bubble (−A s), ..." naming the
+// components (compute, bubble, exposed TP / PP / DP) that differ most; "" with fewer than two.
+std::string why_winner(const std::vector<PlanResult>& ranked);
+
+// Returns the output in `format` (table: aligned columns and the why line; json: one object;
+// csv: a header and one row per plan, the searched keys as columns).
+std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format);
+
+}  // namespace trident
+
+#endif  // TRIDENT_CLI_PLAN_OUTPUT_H_

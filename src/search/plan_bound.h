@@ -1,0 +1,39 @@
+// What `trident plan` knows of a candidate before simulating it: its exact memory per GPU
+// (the report's fits verdict) and a lower bound on its step time from the pure cost model.
+// Pure (no SimGrid).
+#ifndef TRIDENT_SEARCH_PLAN_BOUND_H_
+#define TRIDENT_SEARCH_PLAN_BOUND_H_
+
+#include <vector>
+
+#include "config/scenario.h"
+#include "schedule/program.h"
+#include "workload/stage_work.h"
+
+namespace trident {
+
+// The parts of a step lower bound, each a duration no simulation can beat (seconds).
+struct StepBound {
+  double total_s = 0;
+  double compute_s = 0;   // the busiest stage's passes (TP collectives in closed form) + optimizer
+  double pipeline_s = 0;  // fill and drain: the passes other stages must run before and after
+  double dp_s = 0;        // data-parallel communication no schedule can hide
+};
+
+// Returns a lower bound on the step time `simulate_step` gives for `scenario` with
+// `workload` and `programs` (= build_programs(scenario.plan)), at either fidelity.
+//
+// Why it is a bound: every pass of stage s runs on one actor, one after the other, and takes
+// at least its compute plus its TP collectives' closed form (the engine runs exactly that
+// when the group's links are its own, and shares links, so is slower, otherwise). Stage s
+// cannot start before the first micro-batch's forward has crossed stages 0..s-1, and when its
+// last pass is a backward of its first chunk, stage 0 finishes only after that backward has
+// crossed stages s-1..0 back; then come stage 0's gradient reduction (when not overlapped,
+// the closed-form ring when every DP edge is a NIC-to-NIC flow of its own NIC's bandwidth,
+// else 0), optimizer and parameter all-gather. The p2p transfers and every wait count 0.
+StepBound step_lower_bound(const Scenario& scenario, const Workload& workload,
+                           const std::vector<StageProgram>& programs);
+
+}  // namespace trident
+
+#endif  // TRIDENT_SEARCH_PLAN_BOUND_H_

@@ -1,0 +1,381 @@
+// The searched plan fields, their candidates and the Megatron-LM rules that admit them.
+#include "search/plan_space.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "config/checks.h"
+#include "config/pipeline_split.h"
+#include "core/errors.h"
+
+namespace trident {
+namespace {
+
+using Values = std::vector<std::string>;
+
+std::string str(int v) { return std::to_string(v); }
+
+// Divisors of n in increasing order.
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int k = 1; k <= n; ++k) {
+    if (n % k == 0) out.push_back(k);
+  }
+  return out;
+}
+
+bool parse_int(const std::string& text, int* out) {
+  try {
+    size_t used = 0;
+    const long v = std::stol(text, &used);
+    if (used != text.size() || v < 1 || v > 1000000000) return false;
+    *out = static_cast<int>(v);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+bool parse_bool(const std::string& text, bool* out) {
+  if (text == "true") return *out = true, true;
+  if (text == "false") return *out = false, true;
+  return false;
+}
+
+const Values kBools = {"false", "true"};
+
+std::string placement_text(const std::array<ParallelDim, 3>& p) {
+  return std::string("[") + parallel_dim_name(p[0]) + ", " + parallel_dim_name(p[1]) + ", " +
+         parallel_dim_name(p[2]) + "]";
+}
+
+bool parse_placement(std::string text, std::array<ParallelDim, 3>* out) {
+  text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
+  text = text.substr(1, text.size() - 2);
+  std::array<ParallelDim, 3> p{};
+  size_t start = 0;
+  for (int i = 0; i < 3; ++i) {
+    const size_t comma = text.find(',', start);
+    if ((i < 2) != (comma != std::string::npos)) return false;
+    if (!parse_parallel_dim(text.substr(start, comma - start), &p[i])) return false;
+    start = comma + 1;
+  }
+  if (p[0] == p[1] || p[1] == p[2] || p[0] == p[2]) return false;
+  *out = p;
+  return true;
+}
+
+// Sets the layer split: even when p * v divides the layers, else Megatron-style balanced
+// (config/pipeline_split.h), which plan_issues accepts as plan.pipeline_layers.
+void set_layer_split(const SearchContext& c, PlanSpec* p) {
+  const int layers = c.model->num_layers;
+  const int stages = p->pipeline * p->virtual_stages;
+  p->pipeline_layers.clear();
+  if (stages <= layers && layers % stages != 0) {
+    p->pipeline_layers = balanced_split(layers, p->pipeline, p->virtual_stages);
+  }
+}
+
+std::vector<SearchDimension> build_dimensions() {
+  std::vector<SearchDimension> d;
+  // Tensor parallel: divides heads and query groups (Megatron-Core's attention splits both
+  // over t) and the GPUs; the table stops at two NVLink islands (TP collectives cross the
+  // network on every layer past that; --vary reaches further).
+  d.push_back({"plan.tensor_parallel",
+               [](const SearchContext& c, const PlanSpec&) {
+                 Values out;
+                 const int heads =
+                     std::gcd(c.model->num_attention_heads, c.model->num_query_groups);
+                 for (int t : divisors(c.gpus)) {
+                   if (heads % t == 0 && t <= 2 * c.cluster->nvlink.island_size)
+                     out.push_back(str(t));
+                 }
+                 return out;
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_int(v, &p->tensor);
+               },
+               [](const SearchContext& c, const PlanSpec& p) -> std::string {
+                 if (c.gpus % p.tensor != 0) return "t divides the GPUs";
+                 if (c.model->num_attention_heads % p.tensor != 0)
+                   return "attention heads divisible by t";
+                 if (c.model->num_query_groups % p.tensor != 0)
+                   return "query groups divisible by t";
+                 return "";
+               }});
+  // Pipeline parallel: t * p divides the GPUs (data parallel is the rest), at most one stage
+  // per layer; layers that do not divide get an uneven split (plan.pipeline_layers).
+  d.push_back({"plan.pipeline_parallel",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 Values out;
+                 for (int k : divisors(c.gpus / p.tensor)) {
+                   if (k <= c.model->num_layers) out.push_back(str(k));
+                 }
+                 return out;
+               },
+               [](const std::string& v, const SearchContext& c, PlanSpec* p) {
+                 if (!parse_int(v, &p->pipeline)) return false;
+                 p->data = std::max(1, c.gpus / (p->tensor * p->pipeline));
+                 return true;
+               },
+               [](const SearchContext& c, const PlanSpec& p) -> std::string {
+                 if (c.gpus % (p.tensor * p.pipeline) != 0) return "t * p divides the GPUs";
+                 if (p.pipeline > c.model->num_layers) return "at most one stage per layer";
+                 return "";
+               }});
+  // Micro-batch size: global batch = num_microbatches * mbs * d (Megatron's
+  // get_num_microbatches); the table tries mbs up to 16.
+  d.push_back({"plan.micro_batch_size",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 Values out;
+                 const int per_replica = c.base.global_batch_size / p.data;
+                 for (int k : divisors(std::max(1, per_replica))) {
+                   if (k <= 16) out.push_back(str(k));
+                 }
+                 return out;
+               },
+               [](const std::string& v, const SearchContext& c, PlanSpec* p) {
+                 if (!parse_int(v, &p->micro_batch_size)) return false;
+                 p->num_microbatches = c.base.global_batch_size / (p->micro_batch_size * p->data);
+                 return true;
+               },
+               [](const SearchContext& c, const PlanSpec& p) -> std::string {
+                 if (c.base.global_batch_size % (p.micro_batch_size * p.data) != 0) {
+                   return "global batch divisible by mbs * d";
+                 }
+                 return "";
+               }});
+  // Schedule: 1F1B, or Megatron's interleaved 1F1B, which needs p >= 2 and the micro-batches
+  // a multiple of p (megatron/core/pipeline_parallel/schedules.py).
+  d.push_back({"plan.schedule",
+               [](const SearchContext&, const PlanSpec& p) {
+                 return p.pipeline > 1 ? Values{"1f1b", "interleaved-1f1b"} : Values{"1f1b"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_schedule(v, &p->schedule);
+               },
+               [](const SearchContext&, const PlanSpec& p) -> std::string {
+                 if (p.schedule != ScheduleKind::kInterleaved1F1B) return "";
+                 if (p.pipeline < 2) return "interleaved needs p >= 2";
+                 if (p.num_microbatches % p.pipeline != 0) {
+                   return "interleaved: micro-batches a multiple of p";
+                 }
+                 return "";
+               }});
+  // Virtual stages (model chunks per GPU): 1 unless interleaved; interleaved, every v >= 2
+  // whose p * v divides the layers, or v = 2..4 with an uneven split when none does.
+  d.push_back({"plan.virtual_stages",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 if (p.schedule != ScheduleKind::kInterleaved1F1B) return Values{"1"};
+                 Values out;
+                 const int layers = c.model->num_layers;
+                 for (int v = 2; p.pipeline * v <= layers; ++v) {
+                   if (layers % (p.pipeline * v) == 0) out.push_back(str(v));
+                 }
+                 if (out.empty()) {
+                   for (int v = 2; v <= 4 && p.pipeline * v <= layers; ++v) out.push_back(str(v));
+                 }
+                 return out;
+               },
+               [](const std::string& v, const SearchContext& c, PlanSpec* p) {
+                 if (!parse_int(v, &p->virtual_stages)) return false;
+                 set_layer_split(c, p);
+                 return true;
+               },
+               [](const SearchContext& c, const PlanSpec& p) -> std::string {
+                 const bool interleaved = p.schedule == ScheduleKind::kInterleaved1F1B;
+                 if (interleaved != (p.virtual_stages > 1)) return "v > 1 exactly when interleaved";
+                 if (p.pipeline * p.virtual_stages > c.model->num_layers) {
+                   return "at most one virtual stage per layer";
+                 }
+                 return "";
+               }});
+  // Sequence parallelism splits LayerNorm/dropout activations over t: a no-op at t = 1
+  // (Megatron turns it off there), so only searched for t > 1.
+  d.push_back({"plan.sequence_parallel",
+               [](const SearchContext&, const PlanSpec& p) {
+                 return p.tensor > 1 ? kBools : Values{"false"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_bool(v, &p->sequence_parallel);
+               },
+               [](const SearchContext&, const PlanSpec& p) -> std::string {
+                 return p.sequence_parallel && p.tensor == 1 ? "sequence parallel needs t > 1" : "";
+               }});
+  d.push_back({"plan.recompute",
+               [](const SearchContext&, const PlanSpec&) {
+                 return Values{"none", "selective", "full"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_recompute(v, &p->recompute);
+               },
+               [](const SearchContext&, const PlanSpec&) { return std::string(); }});
+  // The distributed optimizer and overlapped gradient reduction act on the data-parallel
+  // group: the same plan at d = 1.
+  d.push_back({"plan.distributed_optimizer",
+               [](const SearchContext&, const PlanSpec& p) {
+                 return p.data > 1 ? kBools : Values{"false"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_bool(v, &p->distributed_optimizer);
+               },
+               [](const SearchContext&, const PlanSpec& p) -> std::string {
+                 return p.distributed_optimizer && p.data == 1 ? "distributed optimizer needs d > 1"
+                                                               : "";
+               }});
+  d.push_back({"plan.overlap_grad_reduce",
+               [](const SearchContext&, const PlanSpec& p) {
+                 return p.data > 1 ? kBools : Values{"false"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_bool(v, &p->overlap_grad_reduce);
+               },
+               [](const SearchContext&, const PlanSpec& p) -> std::string {
+                 return p.overlap_grad_reduce && p.data == 1 ? "overlap_grad_reduce needs d > 1"
+                                                             : "";
+               }});
+  // Placement: TP groups inside a node, then data or pipeline ranks next (Megatron's default
+  // order tp-cp-ep-dp-pp is the first). Equivalent when d = 1 or p = 1.
+  d.push_back({"plan.placement",
+               [](const SearchContext&, const PlanSpec& p) {
+                 Values out = {"[tensor, data, pipeline]"};
+                 if (p.data > 1 && p.pipeline > 1) out.push_back("[tensor, pipeline, data]");
+                 return out;
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_placement(v, &p->placement);
+               },
+               [](const SearchContext&, const PlanSpec&) { return std::string(); }});
+  // Other engineers' fields (context parallel, expert parallel, TP communication overlap,
+  // parameter-gather overlap, sharding strategy) are each one more entry here.
+  return d;
+}
+
+struct Enumerator {
+  const SearchContext& context;
+  const std::vector<SearchDimension>& dims;
+  std::vector<const Values*> fixed;  // per dimension: the limit's values, or nullptr
+  EnumerationStats* stats;
+  std::vector<Candidate>* out;
+
+  void visit(size_t i, const PlanSpec& plan, std::vector<std::string>* values) {
+    if (i == dims.size()) {
+      finish(plan, *values);
+      return;
+    }
+    const Values values_here = fixed[i] ? *fixed[i] : dims[i].candidates(context, plan);
+    for (const std::string& v : values_here) {
+      ++stats->generated;
+      PlanSpec next = plan;
+      if (!dims[i].apply(v, context, &next)) {
+        throw ConfigError(SourceLocation{"--vary", 0, 0, dims[i].key},
+                          "'" + v + "' is not a value of " + dims[i].key);
+      }
+      const std::string rule = dims[i].admissible(context, next);
+      if (!rule.empty()) {
+        stats->count(rule);
+        continue;
+      }
+      values->push_back(v);
+      visit(i + 1, next, values);
+      values->pop_back();
+    }
+  }
+
+  void finish(const PlanSpec& plan, const std::vector<std::string>& values) {
+    // The loader's own checks: whatever they refuse, `simulate` would refuse.
+    std::vector<SpecIssue> issues = plan_issues(plan, *context.model, *context.cluster);
+    if (issues.empty()) {
+      issues = simulation_size_issues(plan, *context.model, *context.cluster);
+    }
+    if (!issues.empty()) {
+      stats->count("checks: " + issues.front().keys.front());
+      return;
+    }
+    out->push_back({plan, values});
+  }
+};
+
+}  // namespace
+
+void EnumerationStats::count(const std::string& rule) {
+  for (auto& [name, n] : pruned) {
+    if (name == rule) {
+      ++n;
+      return;
+    }
+  }
+  pruned.emplace_back(rule, 1);
+}
+
+const std::vector<SearchDimension>& search_dimensions() {
+  static const std::vector<SearchDimension> dims = build_dimensions();
+  return dims;
+}
+
+const SearchDimension* find_dimension(const std::string& key) {
+  for (const SearchDimension& d : search_dimensions()) {
+    if (d.key == key) return &d;
+  }
+  return nullptr;
+}
+
+std::vector<Candidate> enumerate_candidates(const SearchContext& context, const SpaceLimits& limits,
+                                            EnumerationStats* stats) {
+  const std::vector<SearchDimension>& dims = search_dimensions();
+  Enumerator e{context, dims, std::vector<const Values*>(dims.size(), nullptr), stats, nullptr};
+  for (const auto& [key, values] : limits.values) {
+    const SearchDimension* dim = find_dimension(key);
+    if (!dim) {
+      std::string known;
+      for (const SearchDimension& d : dims) known += (known.empty() ? "" : ", ") + d.key;
+      throw ConfigError(SourceLocation{"--vary", 0, 0, key},
+                        "is not a searched field (searched: " + known + ")");
+    }
+    if (values.empty()) {
+      throw ConfigError(SourceLocation{"--vary", 0, 0, key}, "needs at least one value");
+    }
+    e.fixed[static_cast<size_t>(dim - dims.data())] = &values;
+  }
+  std::vector<Candidate> out;
+  e.out = &out;
+  PlanSpec start = context.base;
+  start.pipeline_layers.clear();
+  start.virtual_stages = 1;
+  std::vector<std::string> values;
+  e.visit(0, start, &values);
+  return out;
+}
+
+std::vector<std::string> candidate_overrides(const Candidate& c) {
+  std::vector<std::string> out;
+  const std::vector<SearchDimension>& dims = search_dimensions();
+  for (size_t i = 0; i < dims.size() && i < c.values.size(); ++i) {
+    out.push_back(dims[i].key + "=" + c.values[i]);
+  }
+  out.push_back("plan.data_parallel=" + str(c.plan.data));
+  out.push_back("plan.num_microbatches=" + str(c.plan.num_microbatches));
+  if (!c.plan.pipeline_layers.empty()) {
+    std::string layers;
+    for (int n : c.plan.pipeline_layers) layers += (layers.empty() ? "" : ", ") + str(n);
+    out.push_back("plan.pipeline_layers=[" + layers + "]");
+  }
+  return out;
+}
+
+std::string candidate_label(const Candidate& c) {
+  const PlanSpec& p = c.plan;
+  std::string s = "t=" + str(p.tensor) + " p=" + str(p.pipeline) + " d=" + str(p.data) +
+                  " mbs=" + str(p.micro_batch_size);
+  s += p.schedule == ScheduleKind::kInterleaved1F1B ? " v=" + str(p.virtual_stages) : " 1f1b";
+  if (!p.pipeline_layers.empty()) s += " uneven";
+  s += std::string(" rc=") + recompute_name(p.recompute);
+  if (p.sequence_parallel) s += " sp";
+  if (p.distributed_optimizer) s += " dopt";
+  if (p.overlap_grad_reduce) s += " ogr";
+  if (p.data > 1 && p.pipeline > 1) s += " " + placement_text(p.placement);
+  return s;
+}
+
+}  // namespace trident

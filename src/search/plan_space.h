@@ -1,0 +1,84 @@
+// The space `trident plan` searches: a table with one entry per plan field, each with its
+// candidate values and the Megatron-LM constraint that admits them, and the enumeration of
+// every plan the table allows. Pure (no SimGrid).
+#ifndef TRIDENT_SEARCH_PLAN_SPACE_H_
+#define TRIDENT_SEARCH_PLAN_SPACE_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config/cluster.h"
+#include "config/model.h"
+#include "config/plan.h"
+
+namespace trident {
+
+// What every candidate shares: the model, the cluster, how many GPUs the plans use and the
+// global batch (with precision and the other fixed fields in `base`).
+struct SearchContext {
+  const ModelSpec* model = nullptr;
+  const ClusterSpec* cluster = nullptr;
+  int gpus = 0;
+  PlanSpec base;  // fields the search does not vary (global_batch_size, precision, ...)
+};
+
+// One searched field. `candidates` lists its values given the fields set before it (the
+// table is ordered: tensor before pipeline, micro-batch size after data parallel, ...);
+// `apply` sets it on a plan (and the fields it derives: data parallel from t and p, micro-
+// batches from the micro-batch size, an uneven layer split from the virtual stages) and
+// returns false for a value it cannot parse; `admissible` is the Megatron-LM rule the field
+// must satisfy together with the earlier ones ("" when it holds, else the rule's name, which
+// --explain counts).
+struct SearchDimension {
+  std::string key;  // the setting ("plan.tensor_parallel"), as --fix / --vary name it
+  std::function<std::vector<std::string>(const SearchContext&, const PlanSpec&)> candidates;
+  std::function<bool(const std::string&, const SearchContext&, PlanSpec*)> apply;
+  std::function<std::string(const SearchContext&, const PlanSpec&)> admissible;
+};
+
+// Returns the table, in enumeration order. A new plan field is searched by adding one entry.
+const std::vector<SearchDimension>& search_dimensions();
+
+// Returns the dimension searching `key`, or nullptr.
+const SearchDimension* find_dimension(const std::string& key);
+
+// A candidate: its plan (resolved: data parallel, micro-batches, layer split) and the value
+// of each searched field, in table order.
+struct Candidate {
+  PlanSpec plan;
+  std::vector<std::string> values;
+};
+
+// Per-key restrictions of the space: the values a key may take (--vary, or one value for
+// --fix); keys not named take their table candidates.
+struct SpaceLimits {
+  std::vector<std::pair<std::string, std::vector<std::string>>> values;
+};
+
+// What the enumeration pruned, by rule ("heads divisible by t", "checks: ..."), in first-
+// seen order, and how many plans the table and limits produced before any rule.
+struct EnumerationStats {
+  long long generated = 0;  // value combinations visited (each rule stops a subtree once)
+  std::vector<std::pair<std::string, long long>> pruned;
+  void count(const std::string& rule);
+};
+
+// Returns every plan of the space that satisfies every rule of the table and the loader's own
+// checks (plan_issues and simulation_size_issues of config/checks.h, so `simulate` accepts
+// each one), in a deterministic order. Throws ConfigError (key "--fix"/"--vary") when a
+// limit names a key the table does not search or a value its field cannot take.
+std::vector<Candidate> enumerate_candidates(const SearchContext& context, const SpaceLimits& limits,
+                                            EnumerationStats* stats);
+
+// Returns the candidate's settings as `KEY=VALUE` overrides (the searched fields, then
+// plan.data_parallel, plan.num_microbatches and plan.pipeline_layers when uneven), which
+// `trident simulate --set` accepts.
+std::vector<std::string> candidate_overrides(const Candidate& candidate);
+
+// Returns a short label: "t=8 p=8 d=16 mbs=1 1f1b rc=full sp dopt ogr [t,d,p]".
+std::string candidate_label(const Candidate& candidate);
+
+}  // namespace trident
+
+#endif  // TRIDENT_SEARCH_PLAN_SPACE_H_

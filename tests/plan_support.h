@@ -1,0 +1,45 @@
+// Helpers for the plan-search tests: a scenario to search on, and its enumerated space.
+#ifndef TRIDENT_TESTS_PLAN_SUPPORT_H_
+#define TRIDENT_TESTS_PLAN_SUPPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "config/scenario.h"
+#include "search/plan_space.h"
+
+namespace trident::testing {
+
+// A search base: `cluster` and `model` (library names) on `nodes` nodes, global batch `gbs`.
+inline Scenario search_base(const std::string& cluster, const std::string& model, int nodes,
+                            int gbs, int seq) {
+  const std::string text = "cluster: " + cluster + "\nmodel: " + model +
+                           "\nplan:\n  tensor_parallel: 1\n  pipeline_parallel: 1\n"
+                           "  data_parallel: 1\n  micro_batch_size: 1\n  global_batch_size: " +
+                           std::to_string(gbs) + "\n";
+  return load_scenario_text(
+      text, "plan-test",
+      {"cluster.nodes=" + std::to_string(nodes), "model.seq_length=" + std::to_string(seq),
+       "plan.num_microbatches=" + std::to_string(gbs)});
+}
+
+inline SearchContext context_of(const Scenario& base) {
+  SearchContext c;
+  c.model = &base.model;
+  c.cluster = &base.cluster;
+  c.gpus = base.cluster.total_gpus();
+  c.base = base.plan;
+  return c;
+}
+
+// Every `stride`-th element of `all`, starting at `offset` (a deterministic sample).
+template <typename T>
+std::vector<T> every_nth(const std::vector<T>& all, size_t stride, size_t offset = 0) {
+  std::vector<T> out;
+  for (size_t i = offset; i < all.size(); i += stride) out.push_back(all[i]);
+  return out;
+}
+
+}  // namespace trident::testing
+
+#endif  // TRIDENT_TESTS_PLAN_SUPPORT_H_

@@ -1,0 +1,116 @@
+// End-to-end tests of `trident plan`: the found plan fits and is at least as fast as the
+// scenario's published plan, outputs are the same whatever --jobs, every ranked plan runs
+// under `trident simulate --set` with the step it was ranked by, shards cover the space, and
+// bad command lines exit 2 with the key named.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_runner.h"
+
+using namespace trident::testing;
+using nlohmann::json;
+
+namespace {
+
+json plan_json(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"plan"};
+  all.insert(all.end(), args.begin(), args.end());
+  all.insert(all.end(), {"--format", "json"});
+  const CliResult r = run_trident(all);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("trident plan finds a plan that fits and is at least as fast as the published one") {
+  // The shipped scenarios whose published plans are cheap to search around: tiny (8 A100)
+  // and Llama 3 8B on one DGX H100.
+  for (const std::string scenario : {"scenarios/tiny.yaml", "scenarios/llama3-8b-dgx-h100.yaml"}) {
+    CAPTURE(scenario);
+    const json j = plan_json({scenario, "--top", "3"});
+    REQUIRE(j["plans"].size() == 3);
+    const json& best = j["plans"][0];
+    CHECK(best["memory_margin_gib"].get<double>() >= 0);
+    CHECK(best["step_time_s"].get<double>() <= j["given_plan"]["step_time_s"].get<double>());
+    double previous = 0;
+    for (const json& p : j["plans"]) {
+      CHECK(p["step_time_s"].get<double>() >= previous);
+      CHECK(p["step_lower_bound_s"].get<double>() <= p["step_time_s"].get<double>());
+      previous = p["step_time_s"].get<double>();
+    }
+    const json& c = j["candidates"];
+    CHECK(c["enumerated"].get<long>() ==
+          c["pruned_by_memory"].get<long>() + c["fitting"].get<long>());
+    CHECK(c["fitting"].get<long>() ==
+          c["pruned_by_bound"].get<long>() + c["simulated"].get<long>());
+  }
+}
+
+TEST_CASE("trident plan ranks each plan by the step simulate gives for its --set line") {
+  const json j = plan_json({"scenarios/tiny.yaml", "--top", "2", "--fix", "plan.schedule=1f1b"});
+  for (const json& p : j["plans"]) {
+    std::vector<std::string> args = {"simulate", "scenarios/tiny.yaml", "--format", "json"};
+    for (const json& o : p["set"]) {
+      args.push_back("--set");
+      args.push_back(o.get<std::string>());
+    }
+    const CliResult r = run_trident(args);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(json::parse(r.out)["step_time_s"].get<double>() == p["step_time_s"].get<double>());
+    CHECK(p["plan"].get<std::string>().find("1f1b") != std::string::npos);
+  }
+}
+
+TEST_CASE("trident plan output does not depend on --jobs") {
+  const std::vector<std::string> args = {"plan",     "--cluster",      "tiny-2node", "--model",
+                                         "gpt-1.7b", "--global-batch", "32",         "--top",
+                                         "4",        "--explain"};
+  std::vector<std::string> one = args, two = args;
+  one.insert(one.end(), {"--jobs", "1"});
+  two.insert(two.end(), {"--jobs", "3"});
+  const CliResult a = run_trident(one), b = run_trident(two);
+  REQUIRE(a.code == 0);
+  CHECK(a.out == b.out);
+  CHECK(a.out.find("pruned by rule") != std::string::npos);
+}
+
+TEST_CASE("trident plan shards hold the whole space's best plan between them") {
+  const std::vector<std::string> base = {"--cluster",      "tiny-2node", "--model", "gpt-1.7b",
+                                         "--global-batch", "32",         "--top",   "1"};
+  const json whole = plan_json(base);
+  double best_of_shards = 1e30;
+  long enumerated = 0;
+  for (const std::string shard : {"0/2", "1/2"}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--shard", shard});
+    const json j = plan_json(args);
+    enumerated +=
+        j["candidates"]["fitting"].get<long>() + j["candidates"]["pruned_by_memory"].get<long>();
+    best_of_shards = std::min(best_of_shards, j["plans"][0]["step_time_s"].get<double>());
+  }
+  CHECK(enumerated == whole["candidates"]["enumerated"].get<long>());
+  CHECK(best_of_shards == whole["plans"][0]["step_time_s"].get<double>());
+}
+
+TEST_CASE("trident plan refuses bad command lines with exit status 2") {
+  auto refused = [](const std::vector<std::string>& args, const std::string& needle) {
+    std::vector<std::string> all = {"plan"};
+    all.insert(all.end(), args.begin(), args.end());
+    const CliResult r = run_trident(all);
+    CAPTURE(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(needle) != std::string::npos);
+  };
+  refused({"scenarios/tiny.yaml", "--fix", "plan.tensor=2"}, "plan.tensor");
+  refused({"scenarios/tiny.yaml", "--vary", "plan.schedule=zigzag"}, "zigzag");
+  refused({"--cluster", "tiny-2node", "--model", "gpt-1.7b"}, "--global-batch");
+  refused({"--cluster", "tiny-2node", "--model", "gpt-1.7b", "--global-batch", "8", "--gpus", "4"},
+          "--allow-partial");
+  refused({"--cluster", "no-such-cluster", "--model", "gpt-1.7b", "--global-batch", "8"},
+          "no-such-cluster");
+}
