@@ -14,6 +14,7 @@
 #include "core/errors.h"
 #include "engine/collective_lowering.h"
 #include "engine/fused_passes.h"
+#include "engine/param_gathers.h"
 #include "engine/phase_runner.h"
 #include "platform/platform.h"
 #include "schedule/rank_map.h"
@@ -23,7 +24,9 @@ namespace sg4 = simgrid::s4u;
 namespace trident {
 namespace {
 
-enum class CollKind { kTensor, kData };
+// kGather: parameter all-gathers over the data-parallel group, matched on their own sequence
+// (they run from a helper actor beside the actor's other data-parallel collectives).
+enum class CollKind { kTensor, kData, kGather };
 
 // A collective in progress: participants arrive one by one; the last one starts the flows
 // (so a collective starts when its slowest member is ready) and, once they are done, releases
@@ -39,11 +42,14 @@ struct Rendezvous {
 struct ActorState {
   ActorTimeline* tl = nullptr;
   int tp = 0, dp = 0, pp = 0;
-  int tp_seq = 0, dp_seq = 0;       // collectives issued so far, to match them across actors
+  int tp_seq = 0, dp_seq = 0;  // collectives issued so far, to match them across actors
+  int gather_seq = 0;
   double bucket_params = 0;         // gradients ready but not yet handed to a bucket
   int buckets = 0;                  // buckets launched so far
   bool record_closed_form = false;  // record its fused passes' TP collectives
   std::vector<sg4::SemaphorePtr> pending_buckets;
+  std::vector<sg4::SemaphorePtr> step_gathers;  // overlap_param_gather: this step's buckets
+  int gathers_waited = -1;                      // the last of them this actor waited for
 };
 
 class StepSimulation {
@@ -70,6 +76,9 @@ class StepSimulation {
     replicas_ = shortcuts_.replicas_simulated(sc.plan);
     dp_op_ =
         sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
+    sharded_grads_ = sc.plan.shards_gradients() && d_ > 1;
+    sharded_params_ = sc.plan.shards_params() && d_ > 1;
+    async_dp_ = (sc.plan.overlap_grad_reduce && d_ > 1) || sharded_grads_;
   }
 
   Timeline run();
@@ -89,11 +98,22 @@ class StepSimulation {
                         int mb, int chunk);
   void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
   // Joins a collective; returns the semaphore that its completion releases for this actor.
-  sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async);
+  // `step` >= 0: only that ring step of the collective (a TP ring exchange).
+  sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async,
+                         int step = -1);
   // Runs a collective to completion and records it (a TP one for pass (mb, chunk) and `layer`);
   // returns the time this actor spent in it.
   double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes, int mb = -1,
-                    int chunk = 0, int layer = kLayerUnknown);
+                    int chunk = 0, int layer = kLayerUnknown, int step = -1);
+  // Runs the collective of a tp_comm_overlap segment in its chunks beside the GEMM's chunks
+  // (workload/tp_overlap.h gives the same schedule in closed form).
+  void overlapped_segment(ActorState& a, const Segment& seg, int mb, int chunk);
+  // Starts a helper actor that all-gathers `units` (parameters each) one after another over
+  // a's data-parallel group; returns one semaphore per unit, released when it is gathered.
+  std::vector<sg4::SemaphorePtr> launch_gathers(ActorState& a, const std::vector<double>& units);
+  // Waits until gathers[0..unit] are done (from *waited + 1 on), counting the wait as exposed.
+  void wait_gathers(ActorState& a, const std::vector<sg4::SemaphorePtr>& gathers, int unit,
+                    int* waited, int mb, int chunk);
   // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
   // (or `flush`).
   void maybe_launch_bucket(ActorState& a, bool flush);
@@ -138,6 +158,9 @@ class StepSimulation {
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
   int replicas_ = 1;  // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
+  bool async_dp_ = false;        // gradient buckets reduced as they fill (overlap or sharded)
+  bool sharded_grads_ = false;   // buckets filled by every micro-batch's backward
+  bool sharded_params_ = false;  // per-layer gathers before forward and backward
   LoweringOptions lowering_;
   double host_speed_ = 0;
   std::uint64_t activities_ = 0;
@@ -146,11 +169,13 @@ class StepSimulation {
   std::vector<ActorState> actors_;
   std::vector<sg4::SemaphorePtr> act_ready_, grad_ready_;  // indexed by channel()
   std::map<std::tuple<int, int, int>, Rendezvous> rendezvous_;
-  std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;  // [stage][chunk]
+  std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;       // [stage][chunk]
+  std::vector<GatherSchedule> step_gathers_;                        // [stage], overlap_param_gather
+  std::vector<std::vector<GatherSchedule>> layer_fwd_, layer_bwd_;  // [stage][chunk]
 };
 
 sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                       bool async) {
+                                       bool async, int step) {
   std::vector<std::vector<int>> groups;
   int participants = 1, group_id = 0, seq = 0;
   if (kind == CollKind::kTensor) {
@@ -162,7 +187,7 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
     participants = replicas_;
     group_id = full_ ? a.pp * t_ + a.tp : a.pp;
-    seq = a.dp_seq++;
+    seq = kind == CollKind::kGather ? a.gather_seq++ : a.dp_seq++;
   }
   const auto key = std::make_tuple(static_cast<int>(kind), group_id, seq);
   Rendezvous& rv = rendezvous_[key];
@@ -173,9 +198,22 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     std::vector<ActorState*> members = std::move(rv.members);
     rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    auto phases = kind == CollKind::kData && one_replica_
+    auto phases = kind != CollKind::kTensor && one_replica_
                       ? lower_mirrored_ring(op, groups.front().front(), d_, bytes)
                       : lower_collective(op, groups, bytes, island_of, lowering_);
+    if (step >= 0) {
+      // One ring step: the uncollapsed ring's phase `step`; a lowering that is not one ring
+      // (hierarchical) runs whole in step 0.
+      LoweringOptions steps = lowering_;
+      steps.collapse_steps = false;
+      auto ring = lower_collective(op, groups, bytes, island_of, steps);
+      const size_t n = groups.front().size();
+      if (ring.size() + 1 == n) {
+        phases = {ring[step]};
+      } else if (step > 0) {
+        phases.clear();
+      }
+    }
     auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
       const double start = sg4::Engine::get_clock();
       run_phases(*platform_, phases, &activities_);
@@ -200,9 +238,9 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
 }
 
 double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                  int mb, int chunk, int layer) {
+                                  int mb, int chunk, int layer, int step) {
   const double start = sg4::Engine::get_clock();
-  join(a, kind, op, bytes, /*async=*/false)->acquire();
+  join(a, kind, op, bytes, /*async=*/false, step)->acquire();
   const bool tensor = kind == CollKind::kTensor;
   if (Interval* iv =
           record(a, tensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, mb, chunk)) {
@@ -223,6 +261,63 @@ TpTiming StepSimulation::record_fused(ActorState& a, const Pass& pass, const Fus
   return TpTiming::kClosedForm;
 }
 
+void StepSimulation::overlapped_segment(ActorState& a, const Segment& seg, int mb, int chunk) {
+  const bool ring = seg.tp_overlap == TpOverlap::kRingExchange;
+  const int n = ring ? t_ : seg.tp_splits;
+  const double gemm_chunk = seg.overlap_s * seg.overlap_stretch / n;
+  // Ring exchange: chunk k's GEMM runs beside ring step k (the local chunk needs none), the
+  // last chunk after the last step. Pipeline: chunk k's reduce-scatter beside chunk k+1's GEMM.
+  if (!ring) compute(gemm_chunk);
+  for (int k = 0; k + 1 < n; ++k) {
+    ++activities_;
+    sg4::ExecPtr gemm = sg4::this_actor::exec_async(gemm_chunk * host_speed_);
+    collective(a, CollKind::kTensor, seg.tp_op, ring ? seg.tp_bytes : seg.tp_bytes / n, mb, chunk,
+               seg.layer, ring ? k : -1);
+    gemm->wait();
+  }
+  if (ring) {
+    compute(gemm_chunk);
+  } else {
+    collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes / n, mb, chunk, seg.layer);
+  }
+}
+
+std::vector<sg4::SemaphorePtr> StepSimulation::launch_gathers(ActorState& a,
+                                                              const std::vector<double>& units) {
+  std::vector<sg4::SemaphorePtr> done;
+  for (size_t i = 0; i < units.size(); ++i) done.push_back(sg4::Semaphore::create(0));
+  const StageWork& st = w_.stages[a.pp];
+  const double per_param = st.param_gather_bytes / st.params_per_gpu;
+  sg4::Actor::create("gathers", sg4::this_actor::get_host(), [this, &a, units, done, per_param]() {
+    for (size_t i = 0; i < units.size(); ++i) {
+      const double start = sg4::Engine::get_clock();
+      join(a, CollKind::kGather, CollectiveOp::kAllGather, units[i] * per_param, false)->acquire();
+      // Runs beside the compute: recorded for the trace, exposed only where a pass waits.
+      if (Interval* iv = record(a, IntervalKind::kDpComm, start, -1)) {
+        iv->op = CollectiveOp::kAllGather;
+        iv->bytes = units[i] * per_param;
+        iv->bucket = static_cast<std::int32_t>(i);
+      }
+      done[i]->release();
+    }
+  });
+  return done;
+}
+
+void StepSimulation::wait_gathers(ActorState& a, const std::vector<sg4::SemaphorePtr>& gathers,
+                                  int unit, int* waited, int mb, int chunk) {
+  const double start = sg4::Engine::get_clock();
+  for (; *waited < unit; ++*waited) gathers[*waited + 1]->acquire();
+  const double waited_s = sg4::Engine::get_clock() - start;
+  if (waited_s <= 0) return;
+  a.tl->dp_exposed_s += waited_s;
+  a.tl->param_gather_exposed_s += waited_s;
+  if (Interval* iv = record(a, IntervalKind::kDpComm, start, mb, chunk)) {
+    iv->op = CollectiveOp::kAllGather;
+    iv->bucket_wait = true;
+  }
+}
+
 void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
   const StageWork& st = w_.stages[a.pp];
   if (a.bucket_params <= 0 || (!flush && a.bucket_params < st.grad_bucket_params)) return;
@@ -235,7 +330,24 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
                               IntervalKind kind, int mb, int chunk, bool fill_buckets) {
   const double start = sg4::Engine::get_clock();
   ActorTimeline& tl = *a.tl;
-  if (fuse_tp_ && !fill_buckets) {
+  // Parameter gathers this pass waits for: this step's buckets (the first forward of each
+  // chunk), or its own per-layer gathers (sharded weights).
+  const std::vector<int>* waits = nullptr;
+  std::vector<sg4::SemaphorePtr> own;
+  const std::vector<sg4::SemaphorePtr>* gathers = &own;
+  int own_waited = -1;
+  int* waited = &own_waited;
+  const bool forward = kind == IntervalKind::kForward;
+  if (sharded_params_) {
+    const GatherSchedule& g = (forward ? layer_fwd_ : layer_bwd_)[a.pp][chunk];
+    own = launch_gathers(a, g.unit_params);
+    waits = &g.waits.front();
+  } else if (forward && mb == 0 && !a.step_gathers.empty()) {
+    waits = &step_gathers_[a.pp].waits[chunk];
+    gathers = &a.step_gathers;
+    waited = &a.gathers_waited;
+  }
+  if (fuse_tp_ && !fill_buckets && waits == nullptr) {
     compute(fused.duration);
     tl.compute_s += pass.compute_s;
     tl.tp_exposed_s += fused.tp_exposed;
@@ -244,7 +356,13 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     return;
   }
   double pending = 0;  // closed-form time not yet executed (fused mode)
-  for (const Segment& seg : pass.segments) {
+  for (size_t i = 0; i < pass.segments.size(); ++i) {
+    const Segment& seg = pass.segments[i];
+    if (waits != nullptr && (*waits)[i] >= 0) {
+      compute(pending);
+      pending = 0;
+      wait_gathers(a, *gathers, (*waits)[i], waited, mb, chunk);
+    }
     if (fuse_tp_) {
       pending += fuse_segment(seg, t_, sc_.cluster.nvlink, &tl.tp_exposed_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
@@ -256,13 +374,18 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
       } else {
         // The overlapped compute (a weight-gradient GEMM) runs while the collective is in flight.
         const double comm_start = sg4::Engine::get_clock();
-        sg4::ExecPtr overlap;
-        if (seg.overlap_s > 0) {
-          ++activities_;
-          overlap = sg4::this_actor::exec_async(seg.overlap_s * host_speed_);
+        if (seg.tp_overlap == TpOverlap::kRingExchange || seg.tp_overlap == TpOverlap::kPipeline) {
+          overlapped_segment(a, seg, mb, chunk);
+        } else {
+          sg4::ExecPtr overlap;
+          if (seg.overlap_s > 0) {
+            ++activities_;
+            overlap =
+                sg4::this_actor::exec_async(seg.overlap_s * seg.overlap_stretch * host_speed_);
+          }
+          collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes, mb, chunk, seg.layer);
+          if (overlap) overlap->wait();
         }
-        collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes, mb, chunk, seg.layer);
-        if (overlap) overlap->wait();
         tl.tp_exposed_s += (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
       }
     }
@@ -309,7 +432,9 @@ void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePt
 void StepSimulation::actor_main(ActorState& a) {
   const StageWork& work = w_.stages[a.pp];
   const int last_mb = sc_.plan.num_microbatches - 1;
-  const bool overlap_dp = sc_.plan.overlap_grad_reduce && d_ > 1;
+  // overlap_param_gather: the steady state, where the previous step's optimizer launched this
+  // step's gathers, bucket by bucket in forward order, behind the forward.
+  if (!step_gathers_.empty()) a.step_gathers = launch_gathers(a, step_gathers_[a.pp].unit_params);
   for (const Instr& in : programs_[a.pp].instrs) {
     const int c = in.chunk;
     switch (in.kind) {
@@ -337,11 +462,12 @@ void StepSimulation::actor_main(ActorState& a) {
         break;
       case InstrKind::kBackward:
         // A chunk's gradients are final after its last micro-batch's backward.
+        // Sharded gradients are reduce-scattered after every micro-batch's backward.
         run_pass(a, work.chunks[c].backward, fused_bwd_[a.pp][c], IntervalKind::kBackward,
-                 in.microbatch, c, overlap_dp && in.microbatch == last_mb);
+                 in.microbatch, c, async_dp_ && (sharded_grads_ || in.microbatch == last_mb));
         break;
       case InstrKind::kDpGradReduce: {
-        if (!overlap_dp) {
+        if (!async_dp_) {
           a.tl->dp_exposed_s += collective(a, CollKind::kData, dp_op_, work.grad_bytes);
           break;
         }
@@ -386,9 +512,16 @@ Timeline StepSimulation::run() {
   for (const StageWork& st : w_.stages) {
     fused_fwd_.emplace_back();
     fused_bwd_.emplace_back();
+    layer_fwd_.emplace_back();
+    layer_bwd_.emplace_back();
     for (const ChunkWork& ch : st.chunks) {
       fused_fwd_.back().push_back(fuse_pass(ch.forward, t_, sc_.cluster.nvlink));
       fused_bwd_.back().push_back(fuse_pass(ch.backward, t_, sc_.cluster.nvlink));
+      layer_fwd_.back().push_back(layer_gathers(ch.forward));
+      layer_bwd_.back().push_back(layer_gathers(ch.backward));
+    }
+    if (sc_.plan.overlap_param_gather && !sharded_params_ && d_ > 1) {
+      step_gathers_.push_back(bucket_gathers(st, st.grad_bucket_params));
     }
   }
   const int tensor_actors = full_ ? t_ : 1;
