@@ -25,20 +25,20 @@ struct Segment {
   double tp_bytes = 0;
   CollectiveOp tp_op = CollectiveOp::kAllReduce;
   double overlap_s = 0;
+  // Backward passes: parameters whose gradients are complete once this segment ends (a layer's
+  // backward ends here). Data-parallel gradient buckets fill from these.
+  double grad_params = 0;
+  // The layer whose collective closes this segment (or a kLayer* value).
+  int layer = kLayerUnknown;
   // plan.tp_comm_overlap: how the collective runs beside overlap_s (a GEMM), in `tp_splits`
   // chunks (pipeline), with the GEMM `overlap_stretch` times slower while communication
   // kernels hold SMs (workload/tp_overlap.h).
   TpOverlap tp_overlap = TpOverlap::kNone;
   int tp_splits = 0;
   double overlap_stretch = 1;
-  // Forward passes with per-layer parameter gathers (overlap_param_gather, optim_grads_params):
+  // Passes with per-layer parameter gathers (overlap_param_gather, optim_grads_params):
   // parameters whose weights this segment is the first to use.
   double weight_params = 0;
-  // Backward passes: parameters whose gradients are complete once this segment ends (a layer's
-  // backward ends here). Data-parallel gradient buckets fill from these.
-  double grad_params = 0;
-  // The layer whose collective closes this segment (or a kLayer* value).
-  int layer = kLayerUnknown;
 };
 
 // One forward or backward pass of one micro-batch through one chunk, on one TP rank.
