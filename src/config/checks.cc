@@ -167,6 +167,21 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
         "model.num_query_groups " + str(m.num_query_groups) +
             " is not divisible by tensor_parallel " + str(p.tensor));
   }
+  if (p.tp_comm_overlap && (!p.sequence_parallel || p.tensor < 2)) {
+    // Transformer Engine's userbuffers overlap the all-gather and reduce-scatter of sequence
+    // parallelism; an all-reduce (no sequence parallelism) has nothing to split (Megatron's
+    // arguments.py refuses the same).
+    add(&issues, {"plan.tp_comm_overlap", "plan.sequence_parallel", "plan.tensor_parallel"},
+        std::string("tp_comm_overlap needs sequence_parallel: true and tensor_parallel > 1 ") +
+            "(sequence_parallel is " + (p.sequence_parallel ? "true" : "false") +
+            ", tensor_parallel " + str(p.tensor) + ")");
+  }
+  if (p.overlap_param_gather && !p.distributed_optimizer) {
+    add(&issues, {"plan.overlap_param_gather", "plan.distributed_optimizer"},
+        "overlap_param_gather needs the distributed optimizer (distributed_optimizer: true, or "
+        "a data_parallel_sharding_strategy other than no_shard): without it no parameter is "
+        "gathered");
+  }
   const bool interleaved = p.schedule == ScheduleKind::kInterleaved1F1B;
   if (!interleaved && p.virtual_stages != 1) {
     add(&issues, {"plan.virtual_stages", "plan.schedule"},

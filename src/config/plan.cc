@@ -124,6 +124,31 @@ bool parse_fp8_recipe(const std::string& name, Fp8Recipe* out) {
   return false;
 }
 
+const char* dp_sharding_name(DpSharding s) {
+  switch (s) {
+    case DpSharding::kNoShard:
+      return "no_shard";
+    case DpSharding::kOptim:
+      return "optim";
+    case DpSharding::kOptimGrads:
+      return "optim_grads";
+    case DpSharding::kOptimGradsParams:
+      return "optim_grads_params";
+  }
+  return "?";
+}
+
+bool parse_dp_sharding(const std::string& name, DpSharding* out) {
+  for (DpSharding s : {DpSharding::kNoShard, DpSharding::kOptim, DpSharding::kOptimGrads,
+                       DpSharding::kOptimGradsParams}) {
+    if (name == dp_sharding_name(s)) {
+      *out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
 AttentionBackend resolve_attention_backend(AttentionBackend b, GpuArchitecture arch) {
   if (b != AttentionBackend::kAuto) return b;
   switch (arch) {

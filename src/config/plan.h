@@ -23,6 +23,11 @@ enum class AttentionBackend { kAuto, kFlash, kFused, kUnfused };
 // per-tensor scaling), blockwise (1x128 / 128x128 blocks), mxfp8 (32-element blocks with
 // E8M0 scales; Blackwell only).
 enum class Fp8Recipe { kDelayed, kTensorwise, kBlockwise, kMxfp8 };
+// Megatron-Core's data_parallel_sharding_strategy (megatron/core/distributed/
+// distributed_data_parallel_config.py): what data parallelism shards over its d ranks. kOptim is
+// the distributed optimizer (ZeRO-1); kOptimGrads adds the gradients (ZeRO-2); kOptimGradsParams
+// the weights too (ZeRO-3, Megatron-Core FSDP).
+enum class DpSharding { kNoShard, kOptim, kOptimGrads, kOptimGradsParams };
 
 const char* schedule_name(ScheduleKind s);
 bool parse_schedule(const std::string& name, ScheduleKind* out);
@@ -34,6 +39,8 @@ const char* attention_backend_name(AttentionBackend b);
 bool parse_attention_backend(const std::string& name, AttentionBackend* out);
 const char* fp8_recipe_name(Fp8Recipe r);
 bool parse_fp8_recipe(const std::string& name, Fp8Recipe* out);
+const char* dp_sharding_name(DpSharding s);
+bool parse_dp_sharding(const std::string& name, DpSharding* out);
 // Returns the backend `auto` stands for on `arch`: fused (cuDNN) on Hopper and Blackwell, where
 // Transformer Engine prefers cuDNN fused attention; flash on Ampere, where it prefers
 // FlashAttention-2; unfused on a GPU file that declares no architecture (trident's model
@@ -51,8 +58,18 @@ struct PlanSpec {
   int virtual_stages = 1;
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
+  // Derived from dp_sharding: true unless kNoShard (Megatron's --use-distributed-optimizer).
   bool distributed_optimizer = false;
+  DpSharding dp_sharding = DpSharding::kNoShard;
   bool overlap_grad_reduce = false;
+  // Distributed optimizer: the next step's parameter all-gather overlapped with the forward,
+  // bucket by bucket (--overlap-param-gather).
+  bool overlap_param_gather = false;
+  // Gradients reduced in bf16 instead of fp32 (--grad-reduce-in-bf16).
+  bool grad_reduce_in_bf16 = false;
+  // Sequence parallelism: each TP all-gather / reduce-scatter split into chunks overlapped
+  // with its GEMM, as Transformer Engine's userbuffers run them (--tp-comm-overlap).
+  bool tp_comm_overlap = false;
   // Rank order, fastest-varying first. [tensor, data, pipeline] keeps a TP group inside a node.
   std::array<ParallelDim, 3> placement{ParallelDim::kTensor, ParallelDim::kData,
                                        ParallelDim::kPipeline};
@@ -74,6 +91,10 @@ struct PlanSpec {
   bool has_gpu_hour_price = false;
 
   int gpus() const { return tensor * pipeline * data; }
+  // Gradients sharded over data parallelism (optim_grads, optim_grads_params).
+  bool shards_gradients() const { return dp_sharding >= DpSharding::kOptimGrads; }
+  // Weights sharded and gathered per layer before use (optim_grads_params).
+  bool shards_params() const { return dp_sharding == DpSharding::kOptimGradsParams; }
 };
 
 }  // namespace trident

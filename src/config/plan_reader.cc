@@ -145,8 +145,28 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   });
   map.field([&] { p.sequence_parallel = *map.flag("sequence_parallel"); });
   map.field([&] { parse_recompute(*map.text("recompute"), &p.recompute); });
-  map.field([&] { p.distributed_optimizer = *map.flag("distributed_optimizer"); });
+  map.field([&] {
+    // distributed_optimizer is the alias of sharding strategy optim: one derives the other.
+    const std::optional<bool> distopt = map.flag("distributed_optimizer");
+    const std::optional<std::string> strategy = map.text("data_parallel_sharding_strategy");
+    if (strategy) {
+      parse_dp_sharding(*strategy, &p.dp_sharding);
+      if (distopt && *distopt != (p.dp_sharding != DpSharding::kNoShard)) {
+        map.fail("distributed_optimizer",
+                 std::string(*distopt ? "true" : "false") +
+                     " contradicts data_parallel_sharding_strategy " + *strategy +
+                     " (expected distributed_optimizer true with optim, optim_grads or "
+                     "optim_grads_params, false with no_shard; give one of the two)");
+      }
+    } else {
+      p.dp_sharding = distopt.value_or(false) ? DpSharding::kOptim : DpSharding::kNoShard;
+    }
+    p.distributed_optimizer = p.dp_sharding != DpSharding::kNoShard;
+  });
   map.field([&] { p.overlap_grad_reduce = *map.flag("overlap_grad_reduce"); });
+  map.field([&] { p.overlap_param_gather = *map.flag("overlap_param_gather"); });
+  map.field([&] { p.grad_reduce_in_bf16 = *map.flag("grad_reduce_in_bf16"); });
+  map.field([&] { p.tp_comm_overlap = *map.flag("tp_comm_overlap"); });
   map.field([&] { p.grad_bucket_size = map.integer("grad_bucket_size").value_or(0); });
   map.field([&] { p.train_tokens = map.number("train_tokens").value_or(0); });
   map.field([&] {

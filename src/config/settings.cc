@@ -465,15 +465,42 @@ std::vector<SettingSection> build_sections() {
                          "Activation recomputation (Korthikanti et al. 2022)."),
                   "none"),
               "--recompute-granularity"),
-           mg(def(boolean("distributed_optimizer",
-                          "ZeRO-1: optimizer state sharded over data parallelism "
-                          "(reduce-scatter gradients, all-gather weights)."),
-                  "false"),
+           mg(derived(boolean("distributed_optimizer",
+                              "ZeRO-1: optimizer state sharded over data parallelism "
+                              "(reduce-scatter gradients, all-gather weights); the same as "
+                              "data_parallel_sharding_strategy optim."),
+                      "true unless data_parallel_sharding_strategy is no_shard"),
               "--use-distributed-optimizer"),
+           mg(derived(choice("data_parallel_sharding_strategy",
+                             {"no_shard", "optim", "optim_grads", "optim_grads_params"},
+                             "What data parallelism shards over its ranks: nothing, the "
+                             "optimizer state (ZeRO-1, the distributed optimizer), the "
+                             "gradients too (ZeRO-2: reduce-scattered every micro-batch), or the "
+                             "weights too (ZeRO-3 / FSDP: all-gathered per layer before forward "
+                             "and backward)."),
+                      "optim when distributed_optimizer is true, else no_shard"),
+              "--data-parallel-sharding-strategy"),
            mg(def(boolean("overlap_grad_reduce",
                           "Reduce gradient buckets during the last micro-batch's backward."),
                   "false"),
               "--overlap-grad-reduce"),
+           mg(def(boolean("overlap_param_gather",
+                          "Distributed optimizer: all-gather the updated weights bucket by "
+                          "bucket behind the next step's forward (each layer waits only for "
+                          "its bucket)."),
+                  "false"),
+              "--overlap-param-gather"),
+           mg(def(boolean("grad_reduce_in_bf16",
+                          "Reduce gradients in bf16 (half the bytes of fp32; the gradient "
+                          "buffer is bf16, the optimizer's main gradients stay fp32)."),
+                  "false"),
+              "--grad-reduce-in-bf16"),
+           mg(def(boolean("tp_comm_overlap",
+                          "Sequence parallelism: split each TP all-gather and reduce-scatter "
+                          "into chunks overlapped with its GEMM (Transformer Engine "
+                          "userbuffers); needs sequence_parallel and tensor_parallel > 1."),
+                  "false"),
+              "--tp-comm-overlap"),
            def(row("placement", K::kList,
                    "Rank order, fastest-varying first: a list of tensor, data and pipeline, "
                    "each once. Tensor first keeps TP groups inside an NVLink island."),

@@ -14,229 +14,36 @@
 #include "core/errors.h"
 #include "engine/collective_lowering.h"
 #include "engine/fused_passes.h"
+#include "engine/param_gathers.h"
 #include "engine/phase_runner.h"
+#include "engine/step_simulation.h"
 #include "platform/platform.h"
 #include "schedule/rank_map.h"
 
-namespace sg4 = simgrid::s4u;
-
 namespace trident {
-namespace {
-
-enum class CollKind { kTensor, kData };
-
-// A collective in progress: participants arrive one by one; the last one starts the flows
-// (so a collective starts when its slowest member is ready) and, once they are done, releases
-// `done` once per participant.
-struct ActorState;
-struct Rendezvous {
-  int arrived = 0;
-  sg4::SemaphorePtr done;
-  std::vector<ActorState*> members;  // asynchronous (bucket) collectives: who to record it for
-};
-
-// One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
-struct ActorState {
-  ActorTimeline* tl = nullptr;
-  int tp = 0, dp = 0, pp = 0;
-  int tp_seq = 0, dp_seq = 0;       // collectives issued so far, to match them across actors
-  double bucket_params = 0;         // gradients ready but not yet handed to a bucket
-  int buckets = 0;                  // buckets launched so far
-  bool record_closed_form = false;  // record its fused passes' TP collectives
-  std::vector<sg4::SemaphorePtr> pending_buckets;
-};
-
-class StepSimulation {
- public:
-  StepSimulation(const Scenario& sc, const Workload& w, const std::vector<StageProgram>& programs,
-                 const SimOptions& opt)
-      : sc_(sc),
-        w_(w),
-        programs_(programs),
-        opt_(opt),
-        ranks_(sc.plan, sc.cluster),
-        shortcuts_(decide_shortcuts(sc, opt.fidelity)) {
-    t_ = sc.plan.tensor;
-    d_ = sc.plan.data;
-    p_ = sc.plan.pipeline;
-    v_ = static_cast<int>(w.stages.front().chunks.size());
-    // Every shortcut comes from the one record (decide_shortcuts says where each is exact).
-    full_ = !shortcuts_.group_actor.taken;
-    lowering_.collapse_steps = shortcuts_.collapsed_steps.taken;
-    lowering_.cluster = &sc.cluster;
-    fuse_tp_ = shortcuts_.fused_tp.taken;
-    one_rank_flows_ = shortcuts_.one_rank_flows.taken;
-    one_replica_ = shortcuts_.one_replica.taken;
-    replicas_ = shortcuts_.replicas_simulated(sc.plan);
-    dp_op_ =
-        sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
-  }
-
-  Timeline run();
-
- private:
-  int actor_id(int tp, int dp, int pp) const {
-    return full_ ? (pp * d_ + dp) * t_ + tp : pp * replicas_ + dp;
-  }
-  // Channel of (receiving actor, chunk); activations and gradients have separate ones.
-  int channel(int tp, int dp, int pp, int chunk) const { return actor_id(tp, dp, pp) * v_ + chunk; }
-  void actor_main(ActorState& a);
-  void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb,
-                int chunk, bool fill_buckets);
-  // Records the TP collectives of a fused pass that ran [start, now) where its closed form put
-  // them; returns how the pass's TP collectives were run and recorded.
-  TpTiming record_fused(ActorState& a, const Pass& pass, const FusedPass& fused, double start,
-                        int mb, int chunk);
-  void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
-  // Joins a collective; returns the semaphore that its completion releases for this actor.
-  sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async);
-  // Runs a collective to completion and records it (a TP one for pass (mb, chunk) and `layer`);
-  // returns the time this actor spent in it.
-  double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes, int mb = -1,
-                    int chunk = 0, int layer = kLayerUnknown);
-  // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
-  // (or `flush`).
-  void maybe_launch_bucket(ActorState& a, bool flush);
-  // Records [start, now) as `kind`; returns the interval, or nullptr when not recording.
-  Interval* record(ActorState& a, IntervalKind kind, double start, int mb, int chunk = 0) {
-    return record(a, kind, start, sg4::Engine::get_clock(), mb, chunk);
-  }
-  Interval* record(ActorState& a, IntervalKind kind, double start, double end, int mb, int chunk) {
-    if (!opt_.record_intervals) return nullptr;
-    Interval iv;
-    iv.start = start;
-    iv.end = end;
-    iv.kind = kind;
-    iv.microbatch = mb;
-    iv.chunk = static_cast<std::int16_t>(chunk);
-    a.tl->intervals.push_back(iv);
-    return &a.tl->intervals.back();
-  }
-  void compute(double seconds) {
-    if (seconds <= 0) return;
-    ++activities_;
-    sg4::this_actor::execute(seconds * host_speed_);
-  }
-  // Tensor ranks whose pipeline and data-parallel flows this actor simulates: its own, its whole
-  // group's, or one standing for all (one_rank_flows_).
-  std::vector<int> tensor_ranks(const ActorState& a) const {
-    if (full_) return {a.tp};
-    if (one_rank_flows_) return {0};
-    std::vector<int> all(t_);
-    for (int i = 0; i < t_; ++i) all[i] = i;
-    return all;
-  }
-
-  const Scenario& sc_;
-  const Workload& w_;
-  const std::vector<StageProgram>& programs_;
-  SimOptions opt_;
-  RankMap ranks_;
-  Shortcuts shortcuts_;
-  std::unique_ptr<Platform> platform_;
-  int t_ = 1, d_ = 1, p_ = 1, v_ = 1;
-  bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
-  int replicas_ = 1;  // data-parallel replicas simulated
-  CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
-  LoweringOptions lowering_;
-  double host_speed_ = 0;
-  std::uint64_t activities_ = 0;
-  int finished_ = 0;
-  std::vector<ActorTimeline> timelines_;
-  std::vector<ActorState> actors_;
-  std::vector<sg4::SemaphorePtr> act_ready_, grad_ready_;  // indexed by channel()
-  std::map<std::tuple<int, int, int>, Rendezvous> rendezvous_;
-  std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;  // [stage][chunk]
-};
-
-sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                       bool async) {
-  std::vector<std::vector<int>> groups;
-  int participants = 1, group_id = 0, seq = 0;
-  if (kind == CollKind::kTensor) {
-    groups.push_back(ranks_.tensor_group(a.dp, a.pp));
-    participants = full_ ? t_ : 1;
-    group_id = a.pp * d_ + a.dp;
-    seq = a.tp_seq++;
-  } else {
-    for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
-    participants = replicas_;
-    group_id = full_ ? a.pp * t_ + a.tp : a.pp;
-    seq = a.dp_seq++;
-  }
-  const auto key = std::make_tuple(static_cast<int>(kind), group_id, seq);
-  Rendezvous& rv = rendezvous_[key];
-  if (!rv.done) rv.done = sg4::Semaphore::create(0);
-  sg4::SemaphorePtr done = rv.done;
-  if (async) rv.members.push_back(&a);
-  if (++rv.arrived == participants) {
-    std::vector<ActorState*> members = std::move(rv.members);
-    rendezvous_.erase(key);
-    const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    auto phases = kind == CollKind::kData && one_replica_
-                      ? lower_mirrored(choose_collective_plan(op, {d_, d_, 1}, bytes, sc_.cluster),
-                                       groups.front().front(), sc_.cluster)
-                      : lower_collective(op, groups, bytes, island_of, lowering_);
-    auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
-      const double start = sg4::Engine::get_clock();
-      run_phases(*platform_, phases, &activities_);
-      // A bucket runs beside its members' compute: record it for the trace, not as exposed.
-      for (ActorState* m : members) {
-        if (Interval* iv = record(*m, IntervalKind::kDpComm, start, -1)) {
-          iv->bucket = m->buckets;
-          iv->op = op;
-          iv->bytes = bytes;
-        }
-        m->buckets += 1;
-      }
-      for (int i = 0; i < participants; ++i) done->release();
-    };
-    if (async) {
-      sg4::Actor::create("collective", sg4::this_actor::get_host(), std::move(drive));
-    } else {
-      drive();
-    }
-  }
-  return done;
-}
-
-double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                  int mb, int chunk, int layer) {
-  const double start = sg4::Engine::get_clock();
-  join(a, kind, op, bytes, /*async=*/false)->acquire();
-  const bool tensor = kind == CollKind::kTensor;
-  if (Interval* iv =
-          record(a, tensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, mb, chunk)) {
-    iv->op = op;
-    iv->bytes = bytes;
-    iv->layer = layer;
-    if (tensor) iv->tp = TpTiming::kSimulated;
-  }
-  return sg4::Engine::get_clock() - start;
-}
-
-TpTiming StepSimulation::record_fused(ActorState& a, const Pass& pass, const FusedPass& fused,
-                                      double start, int mb, int chunk) {
-  if (fused.collectives.empty()) return TpTiming::kNone;
-  if (!opt_.record_intervals || !a.record_closed_form) return TpTiming::kClosedFormUnrecorded;
-  append_fused_collectives(pass, fused, start, sg4::Engine::get_clock(), mb, chunk,
-                           &a.tl->intervals);
-  return TpTiming::kClosedForm;
-}
-
-void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
-  const StageWork& st = w_.stages[a.pp];
-  if (a.bucket_params <= 0 || (!flush && a.bucket_params < st.grad_bucket_params)) return;
-  const double bytes = a.bucket_params * st.grad_bytes / st.params_per_gpu;
-  a.bucket_params = 0;
-  a.pending_buckets.push_back(join(a, CollKind::kData, dp_op_, bytes, /*async=*/true));
-}
 
 void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& fused,
                               IntervalKind kind, int mb, int chunk, bool fill_buckets) {
   const double start = sg4::Engine::get_clock();
   ActorTimeline& tl = *a.tl;
-  if (fuse_tp_ && !fill_buckets) {
+  // Parameter gathers this pass waits for: this step's buckets (the first forward of each
+  // chunk), or its own per-layer gathers (sharded weights).
+  const std::vector<int>* waits = nullptr;
+  std::vector<sg4::SemaphorePtr> own;
+  const std::vector<sg4::SemaphorePtr>* gathers = &own;
+  int own_waited = -1;
+  int* waited = &own_waited;
+  const bool forward = kind == IntervalKind::kForward;
+  if (sharded_params_) {
+    const GatherSchedule& g = (forward ? layer_fwd_ : layer_bwd_)[a.pp][chunk];
+    own = launch_gathers(a, g.unit_params);
+    waits = &g.waits.front();
+  } else if (forward && mb == 0 && !a.step_gathers.empty()) {
+    waits = &step_gathers_[a.pp].waits[chunk];
+    gathers = &a.step_gathers;
+    waited = &a.gathers_waited;
+  }
+  if (fuse_tp_ && !fill_buckets && waits == nullptr) {
     compute(fused.duration);
     tl.compute_s += pass.compute_s;
     tl.tp_exposed_s += fused.tp_exposed;
@@ -245,7 +52,13 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     return;
   }
   double pending = 0;  // closed-form time not yet executed (fused mode)
-  for (const Segment& seg : pass.segments) {
+  for (size_t i = 0; i < pass.segments.size(); ++i) {
+    const Segment& seg = pass.segments[i];
+    if (waits != nullptr && (*waits)[i] >= 0) {
+      compute(pending);
+      pending = 0;
+      wait_gathers(a, *gathers, (*waits)[i], waited, mb, chunk);
+    }
     if (fuse_tp_) {
       pending += fuse_segment(seg, t_, sc_.cluster, &tl.tp_exposed_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
@@ -257,13 +70,18 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
       } else {
         // The overlapped compute (a weight-gradient GEMM) runs while the collective is in flight.
         const double comm_start = sg4::Engine::get_clock();
-        sg4::ExecPtr overlap;
-        if (seg.overlap_s > 0) {
-          ++activities_;
-          overlap = sg4::this_actor::exec_async(seg.overlap_s * host_speed_);
+        if (seg.tp_overlap == TpOverlap::kRingExchange || seg.tp_overlap == TpOverlap::kPipeline) {
+          overlapped_segment(a, seg, mb, chunk);
+        } else {
+          sg4::ExecPtr overlap;
+          if (seg.overlap_s > 0) {
+            ++activities_;
+            overlap =
+                sg4::this_actor::exec_async(seg.overlap_s * seg.overlap_stretch * host_speed_);
+          }
+          collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes, mb, chunk, seg.layer);
+          if (overlap) overlap->wait();
         }
-        collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes, mb, chunk, seg.layer);
-        if (overlap) overlap->wait();
         tl.tp_exposed_s += (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
       }
     }
@@ -310,7 +128,9 @@ void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePt
 void StepSimulation::actor_main(ActorState& a) {
   const StageWork& work = w_.stages[a.pp];
   const int last_mb = sc_.plan.num_microbatches - 1;
-  const bool overlap_dp = sc_.plan.overlap_grad_reduce && d_ > 1;
+  // overlap_param_gather: the steady state, where the previous step's optimizer launched this
+  // step's gathers, bucket by bucket in forward order, behind the forward.
+  if (!step_gathers_.empty()) a.step_gathers = launch_gathers(a, step_gathers_[a.pp].unit_params);
   for (const Instr& in : programs_[a.pp].instrs) {
     const int c = in.chunk;
     switch (in.kind) {
@@ -338,11 +158,12 @@ void StepSimulation::actor_main(ActorState& a) {
         break;
       case InstrKind::kBackward:
         // A chunk's gradients are final after its last micro-batch's backward.
+        // Sharded gradients are reduce-scattered after every micro-batch's backward.
         run_pass(a, work.chunks[c].backward, fused_bwd_[a.pp][c], IntervalKind::kBackward,
-                 in.microbatch, c, overlap_dp && in.microbatch == last_mb);
+                 in.microbatch, c, async_dp_ && (sharded_grads_ || in.microbatch == last_mb));
         break;
       case InstrKind::kDpGradReduce: {
-        if (!overlap_dp) {
+        if (!async_dp_) {
           a.tl->dp_exposed_s += collective(a, CollKind::kData, dp_op_, work.grad_bytes);
           break;
         }
@@ -387,9 +208,16 @@ Timeline StepSimulation::run() {
   for (const StageWork& st : w_.stages) {
     fused_fwd_.emplace_back();
     fused_bwd_.emplace_back();
+    layer_fwd_.emplace_back();
+    layer_bwd_.emplace_back();
     for (const ChunkWork& ch : st.chunks) {
       fused_fwd_.back().push_back(fuse_pass(ch.forward, t_, sc_.cluster));
       fused_bwd_.back().push_back(fuse_pass(ch.backward, t_, sc_.cluster));
+      layer_fwd_.back().push_back(layer_gathers(ch.forward));
+      layer_bwd_.back().push_back(layer_gathers(ch.backward));
+    }
+    if (sc_.plan.overlap_param_gather && !sharded_params_ && d_ > 1) {
+      step_gathers_.push_back(bucket_gathers(st, st.grad_bucket_params));
     }
   }
   const int tensor_actors = full_ ? t_ : 1;
@@ -443,8 +271,6 @@ Timeline StepSimulation::run() {
   out.actors = std::move(timelines_);
   return out;
 }
-
-}  // namespace
 
 Timeline simulate_step(const Scenario& scenario, const Workload& workload,
                        const std::vector<StageProgram>& programs, const SimOptions& options) {

@@ -61,6 +61,9 @@ struct ActorTimeline {
   double tp_exposed_s = 0;
   double pp_exposed_s = 0;
   double dp_exposed_s = 0;
+  // Of dp_exposed_s, the waits for parameter all-gathers running behind the compute
+  // (overlap_param_gather buckets, optim_grads_params per-layer gathers).
+  double param_gather_exposed_s = 0;
   double pp_wait_s = 0;  // waiting on pipeline neighbours inside the step
   double end_s = 0;      // when this actor finished its step
   std::vector<Interval> intervals;

@@ -51,7 +51,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   const double step = tl.step_time_s;
   std::vector<double> stage_gpus(plan.pipeline, 0.0);
   r.stages.resize(plan.pipeline);
-  double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0;
+  double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0, gather = 0;
   for (const ActorTimeline& a : tl.actors) {
     const double g = a.gpus;
     const double idle =
@@ -62,12 +62,14 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     tp += g * a.tp_exposed_s;
     pp += g * a.pp_exposed_s;
     dp += g * a.dp_exposed_s;
+    gather += g * a.param_gather_exposed_s;
     StageReport& s = r.stages[a.stage];
     stage_gpus[a.stage] += g;
     s.compute_s += g * a.compute_s;
     s.tp_comm_exposed_s += g * a.tp_exposed_s;
     s.pp_comm_exposed_s += g * a.pp_exposed_s;
     s.dp_comm_exposed_s += g * a.dp_exposed_s;
+    s.dp_param_gather_exposed_s += g * a.param_gather_exposed_s;
     s.bubble_s += g * idle;
   }
   if (gpus > 0 && step > 0) {
@@ -76,6 +78,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     r.tp_comm_exposed_s = non_negative(tp / gpus);
     r.pp_comm_exposed_s = non_negative(pp / gpus);
     r.dp_comm_exposed_s = non_negative(dp / gpus);
+    r.dp_param_gather_exposed_s = non_negative(gather / gpus);
     // MFU keeps Megatron's model-FLOPs formula and is measured against the BF16 dense peak
     // (FP16 where a GPU file has no BF16), whatever the run precision; mfu_run_precision is
     // against the run precision's own peak.
@@ -112,6 +115,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.tp_comm_exposed_s = non_negative(s.tp_comm_exposed_s / g);
     s.pp_comm_exposed_s = non_negative(s.pp_comm_exposed_s / g);
     s.dp_comm_exposed_s = non_negative(s.dp_comm_exposed_s / g);
+    s.dp_param_gather_exposed_s = non_negative(s.dp_param_gather_exposed_s / g);
     s.bubble_s = non_negative(s.bubble_s / g);
     s.weights_gib = work.memory.weights / kGiB;
     s.gradients_gib = work.memory.gradients / kGiB;

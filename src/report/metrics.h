@@ -22,6 +22,7 @@ struct StageReport {
   double tp_comm_exposed_s = 0;
   double pp_comm_exposed_s = 0;
   double dp_comm_exposed_s = 0;
+  double dp_param_gather_exposed_s = 0;  // of dp_comm_exposed_s: waits on parameter gathers
   double bubble_s = 0;
   double memory_gib = 0;
   double weights_gib = 0, gradients_gib = 0, optimizer_gib = 0, activations_gib = 0;
@@ -59,6 +60,9 @@ struct Report {
   double tp_comm_exposed_s = 0;
   double pp_comm_exposed_s = 0;
   double dp_comm_exposed_s = 0;
+  // Of dp_comm_exposed_s: compute waiting on parameter all-gathers that run behind it
+  // (overlap_param_gather buckets, optim_grads_params per-layer gathers).
+  double dp_param_gather_exposed_s = 0;
   double peak_memory_gib = 0;
   double memory_reserved_gib = 0;  // cluster.gpu.memory_reserved
   // HBM left on the fullest GPU: memory - reserved - peak (negative: does not fit).

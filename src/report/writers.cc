@@ -34,6 +34,8 @@ const std::vector<Scalar>& scalars() {
       {"tp_comm_exposed_s", [](const Report& r) { return Json(r.tp_comm_exposed_s); }},
       {"pp_comm_exposed_s", [](const Report& r) { return Json(r.pp_comm_exposed_s); }},
       {"dp_comm_exposed_s", [](const Report& r) { return Json(r.dp_comm_exposed_s); }},
+      {"dp_param_gather_exposed_s",
+       [](const Report& r) { return Json(r.dp_param_gather_exposed_s); }},
       {"peak_memory_gib", [](const Report& r) { return Json(r.peak_memory_gib); }},
       {"fits_in_memory", [](const Report& r) { return Json(r.fits_in_memory); }},
       {"memory_margin_gib", [](const Report& r) { return Json(r.memory_margin_gib); }},
@@ -115,6 +117,7 @@ std::string format_json(const Report& r) {
                       {"tp_comm_exposed_s", s.tp_comm_exposed_s},
                       {"pp_comm_exposed_s", s.pp_comm_exposed_s},
                       {"dp_comm_exposed_s", s.dp_comm_exposed_s},
+                      {"dp_param_gather_exposed_s", s.dp_param_gather_exposed_s},
                       {"bubble_s", s.bubble_s},
                       {"memory_gib", s.memory_gib},
                       {"weights_gib", s.weights_gib},
@@ -173,6 +176,10 @@ std::string format_table(const Report& r) {
   line("exposed TP comm", fmt::format("{:.4f} s", r.tp_comm_exposed_s));
   line("exposed PP comm", fmt::format("{:.4f} s", r.pp_comm_exposed_s));
   line("exposed DP comm", fmt::format("{:.4f} s", r.dp_comm_exposed_s));
+  // Only where parameters are gathered behind the compute, so other tables stay as they were.
+  if (r.dp_param_gather_exposed_s > 0) {
+    line("  of which param gather", fmt::format("{:.4f} s", r.dp_param_gather_exposed_s));
+  }
   line("peak memory",
        fmt::format("{:.1f} GiB + {:.1f} GiB reserved of {:.1f} GiB ({}, margin {:.1f} GiB)",
                    r.peak_memory_gib, r.memory_reserved_gib,

@@ -22,7 +22,9 @@ enum class InstrKind {
                     // or reduce-scatter under the distributed optimizer; with
                     // overlap_grad_reduce, wait for the buckets launched during backward
   kOptimizer,       // optimizer step on this GPU's parameters (its 1/d shard, distributed)
-  kDpParamGather,   // distributed optimizer: all-gather the updated weights
+  kDpParamGather,   // distributed optimizer: all-gather the updated weights (not with
+                    // overlap_param_gather, whose gathers run behind the next forward, nor
+                    // optim_grads_params, which gathers each layer where it is used)
 };
 
 const char* instr_kind_name(InstrKind kind);

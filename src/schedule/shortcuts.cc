@@ -20,6 +20,16 @@ Shortcut decide_fused_tp(const PlanSpec& plan, const RankMap& ranks) {
         "pipeline neighbours share an NVLink island: their transfers meet the TP "
         "collectives on NVLink");
   }
+  // Parameter gathers and sharded-gradient reductions run beside every pass; inside an island
+  // they share NVLink with the TP collectives.
+  const bool dp_beside_passes =
+      plan.data > 1 && (plan.shards_gradients() || plan.overlap_param_gather);
+  if (dp_beside_passes && !ranks.data_groups_one_per_island()) {
+    return off(
+        "data-parallel gathers or reductions run beside the passes (sharded data parallelism, "
+        "overlap_param_gather) and a data-parallel group has several members in one NVLink "
+        "island: they meet the TP collectives on NVLink");
+  }
   return on(
       "every TP group sits in one NVLink island and no pipeline transfer uses its "
       "links: its collectives meet no other traffic, so the closed form is exact");

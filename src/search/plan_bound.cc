@@ -14,7 +14,7 @@ namespace {
 // links, or cross the network, take longer).
 double pass_floor(const Pass& pass, const Scenario& sc) {
   if (sc.plan.tensor == 1) return pass.compute_s;
-  return fuse_pass(pass, sc.plan.tensor, sc.cluster.nvlink).duration;
+  return fuse_pass(pass, sc.plan.tensor, sc.cluster).duration;
 }
 
 // Whether the last compute instruction of `program` is a backward of chunk 0.

@@ -34,7 +34,8 @@ double island_collective_time(CollectiveOp op, int n, double bytes, const Cluste
 struct FusedCollective {
   int segment = 0;      // index into Pass::segments
   double offset = 0;    // seconds from the pass start (after the segment's compute)
-  double duration = 0;  // island_collective_time of the segment's collective
+  double duration = 0;  // island_collective_time of the segment's collective (chunked
+                        // under tp_comm_overlap: from its first flow to its last)
 };
 
 // A pass with its TP collectives in closed form: what the engine executes for a pass when TP
@@ -48,7 +49,9 @@ struct FusedPass {
 // Returns the closed-form time of `pass` on a TP group of `t` GPUs in one island, with where
 // each collective sits in it.
 FusedPass fuse_pass(const Pass& pass, int t, const ClusterSpec& cluster);
-// Returns the closed-form time of one segment, adding its exposed collective time to *exposed.
+// Returns the closed-form time of one segment, adding its exposed collective time to *exposed
+// (with tp_comm_overlap: the chunked overlap of workload/tp_overlap.h, whose lost SMs count as
+// exposed).
 double fuse_segment(const Segment& seg, int t, const ClusterSpec& cluster, double* exposed);
 
 }  // namespace trident

@@ -117,6 +117,16 @@ Op attention(const char* name, const LayerDims& d, bool backward) {
   return op;
 }
 
+constexpr TpOverlap kRing = TpOverlap::kRingExchange;
+constexpr TpOverlap kPipe = TpOverlap::kPipeline;
+constexpr TpOverlap kBulk = TpOverlap::kBulk;
+
+// Marks a sequence-parallel collective with the userbuffers method that overlaps it.
+Op ub(Op op, TpOverlap method) {
+  op.userbuffers = method;
+  return op;
+}
+
 // Under fp8, the cast of `elems` 16-bit elements to FP8 (with amax and scales) before a
 // linear GEMM.
 void add_cast(std::vector<Op>* ops, const LayerDims& d, const char* name, double elems) {
@@ -142,7 +152,7 @@ std::vector<Op> layer_forward_ops(const LayerDims& d) {
   const double residual_bytes = local * (3 * e + (d.hidden_dropout ? 1 : 0));
   std::vector<Op> ops;
   add(&ops, memory("ln1", 2 * local * e));
-  if (sp) add(&ops, tp_collective("tp_ag_attn", CollectiveOp::kAllGather, bsh * e));
+  if (sp) add(&ops, ub(tp_collective("tp_ag_attn", CollectiveOp::kAllGather, bsh * e), kRing));
   add_cast(&ops, d, "fp8_cast_qkv", bsh);
   add(&ops, linear("qkv", tokens, qkv_out, d.h));
   if (d.rope) add(&ops, memory("rope", 2 * tokens * (d.h + d.h * d.g / d.a) / d.t * e));  // Q and K
@@ -156,17 +166,17 @@ std::vector<Op> layer_forward_ops(const LayerDims& d) {
   }
   add_cast(&ops, d, "fp8_cast_proj", tokens * d.h / d.t);
   add(&ops, linear("attn_proj", tokens, d.h, d.h / d.t));
-  add(&ops, sp ? tp_collective("tp_rs_attn", CollectiveOp::kReduceScatter, bsh * e)
+  add(&ops, sp ? ub(tp_collective("tp_rs_attn", CollectiveOp::kReduceScatter, bsh * e), kPipe)
                : all_reduce("tp_ar_attn", bsh * e));
   add(&ops, memory(d.hidden_dropout ? "dropout_residual1" : "residual1", residual_bytes));
   add(&ops, memory("ln2", 2 * local * e));
-  if (sp) add(&ops, tp_collective("tp_ag_mlp", CollectiveOp::kAllGather, bsh * e));
+  if (sp) add(&ops, ub(tp_collective("tp_ag_mlp", CollectiveOp::kAllGather, bsh * e), kRing));
   add_cast(&ops, d, "fp8_cast_fc1", bsh);
   add(&ops, linear("fc1", tokens, mlp_in, d.h));
   add(&ops, memory(d.swiglu ? "swiglu" : "gelu", act_bytes));
   add_cast(&ops, d, "fp8_cast_fc2", tokens * d.f / d.t);
   add(&ops, linear("fc2", tokens, d.h, d.f / d.t));
-  add(&ops, sp ? tp_collective("tp_rs_mlp", CollectiveOp::kReduceScatter, bsh * e)
+  add(&ops, sp ? ub(tp_collective("tp_rs_mlp", CollectiveOp::kReduceScatter, bsh * e), kPipe)
                : all_reduce("tp_ar_mlp", bsh * e));
   add(&ops, memory(d.hidden_dropout ? "dropout_residual2" : "residual2", residual_bytes));
   return ops;
@@ -187,12 +197,12 @@ std::vector<Op> layer_backward_ops(const LayerDims& d) {
   const bool sp = d.sequence_parallel;
   const double local = sp ? bsh / d.t : bsh;
   const auto input_grad = [&](const char* ar, const char* rs) {
-    return sp ? tp_collective(rs, CollectiveOp::kReduceScatter, bsh * e, true)
+    return sp ? ub(tp_collective(rs, CollectiveOp::kReduceScatter, bsh * e, true), kBulk)
               : all_reduce(ar, bsh * e, true);
   };
   std::vector<Op> ops;
   if (d.hidden_dropout) add(&ops, memory("dropout_residual2_bwd", local * (2 * e + 1)));
-  if (sp) add(&ops, tp_collective("tp_ag_mlp_bwd", CollectiveOp::kAllGather, bsh * e));
+  if (sp) add(&ops, ub(tp_collective("tp_ag_mlp_bwd", CollectiveOp::kAllGather, bsh * e), kRing));
   add_cast(&ops, d, "fp8_cast_fc2_grad", bsh);
   add(&ops, linear("fc2_dgrad", tokens, d.f / d.t, d.h));
   add(&ops, linear("fc2_wgrad", d.f / d.t, d.h, tokens));
@@ -203,7 +213,7 @@ std::vector<Op> layer_backward_ops(const LayerDims& d) {
   add(&ops, linear("fc1_wgrad", d.h, mlp_in, tokens));
   add(&ops, memory("ln2_bwd", 4 * local * e));
   if (d.hidden_dropout) add(&ops, memory("dropout_residual1_bwd", local * (2 * e + 1)));
-  if (sp) add(&ops, tp_collective("tp_ag_attn_bwd", CollectiveOp::kAllGather, bsh * e));
+  if (sp) add(&ops, ub(tp_collective("tp_ag_attn_bwd", CollectiveOp::kAllGather, bsh * e), kRing));
   add_cast(&ops, d, "fp8_cast_proj_grad", bsh);
   add(&ops, linear("attn_proj_dgrad", tokens, d.h / d.t, d.h));
   add(&ops, linear("attn_proj_wgrad", d.h / d.t, d.h, tokens));

@@ -38,6 +38,9 @@ struct Op {
   // Backward only: true when the op's collective may run concurrently with the next op
   // (Megatron overlaps the input-gradient all-reduce with the weight-gradient GEMM).
   bool overlaps_next = false;
+  // kTpCollective under sequence parallelism: how Transformer Engine's userbuffers overlap it
+  // with its GEMM when plan.tp_comm_overlap is on.
+  TpOverlap userbuffers = TpOverlap::kNone;
 
   // FLOPs the kernel runs (GEMMs and attention; 0 for others).
   double flops() const;

@@ -6,12 +6,16 @@
 #include "schedule/program.h"
 #include "workload/compute_model.h"
 #include "workload/layer_ops.h"
+#include "workload/tp_overlap.h"
 
 namespace trident {
 namespace {
 
-// Bytes per parameter of gradients: Megatron accumulates and reduces bf16 gradients in fp32.
-double grad_element_bytes(Precision p) { return p == Precision::kFp16 ? 2.0 : 4.0; }
+// Bytes per parameter of gradients: Megatron accumulates and reduces bf16 gradients in fp32,
+// or in bf16 with grad_reduce_in_bf16 (DistributedDataParallelConfig.grad_reduce_in_fp32 off).
+double grad_element_bytes(const PlanSpec& p) {
+  return p.precision == Precision::kFp16 || p.grad_reduce_in_bf16 ? 2.0 : 4.0;
+}
 // Adam state per parameter: fp32 master weights, momentum and variance.
 constexpr double kOptimizerStateBytes = 12;
 // HBM traffic of one fused Adam update per parameter: read master, gradient, momentum and
@@ -28,10 +32,17 @@ struct Timing {
   Precision linear = Precision::kBf16;
   Precision attention = Precision::kBf16;
   AttentionBackend backend = AttentionBackend::kUnfused;
+  bool tp_overlap = false;  // plan.tp_comm_overlap
+  GpuArchitecture arch = GpuArchitecture::kUnspecified;
 };
 
 Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims& dims) {
-  Timing t{cm, plan.precision, plan.precision, dims.attention};
+  Timing t{cm,
+           plan.precision,
+           plan.precision,
+           dims.attention,
+           plan.tp_comm_overlap,
+           GpuArchitecture::kUnspecified};
   if (plan.precision == Precision::kFp8) {
     t.attention = plan.fp8_attention ? Precision::kFp8 : Precision::kBf16;
     // A GPU file without a bf16 peak times 16-bit work at fp16.
@@ -58,17 +69,20 @@ double op_time(const Op& op, const Timing& tm) {
 
 // Appends `ops` to `pass`: compute accumulates until a TP collective closes the segment; a
 // collective marked overlaps_next takes the following op as its concurrent compute. With t = 1
-// the collectives vanish. Each segment closed by a collective records `layer`.
+// the collectives vanish. Each segment closed by a collective records `layer`. Under
+// tp_comm_overlap a ring-exchange all-gather takes the ops up to its GEMM as its concurrent
+// compute, and a pipelined reduce-scatter the GEMM before it.
 void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int layer, Pass* pass) {
   if (pass->segments.empty()) pass->segments.emplace_back();
+  double last_op_s = 0;  // the op just appended to the open segment's compute
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     pass->flops += op.flops();
     pass->model_flops += op.model_flops();
     if (op.kind != OpKind::kTpCollective) {
-      const double t = op_time(op, cm);
-      pass->segments.back().compute_s += t;
-      pass->compute_s += t;
+      last_op_s = op_time(op, cm);
+      pass->segments.back().compute_s += last_op_s;
+      pass->compute_s += last_op_s;
       continue;
     }
     if (tensor == 1) continue;
@@ -78,15 +92,44 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
     seg.layer = layer;
     pass->collectives += 1;
     pass->tp_bytes += op.bytes;
-    if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
+    const TpOverlap method = cm.tp_overlap ? op.userbuffers : TpOverlap::kNone;
+    if (method == TpOverlap::kPipeline) {
+      seg.compute_s -= last_op_s;
+      seg.overlap_s = last_op_s;
+      seg.tp_splits = kPipelineSplits;
+    } else if (method == TpOverlap::kRingExchange) {
+      // The GEMM (and an FP8 cast before it) consumes the gathered chunks.
+      while (i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
+        const Op& next = ops[++i];
+        pass->flops += next.flops();
+        pass->model_flops += next.model_flops();
+        const double t = op_time(next, cm);
+        seg.overlap_s += t;
+        pass->compute_s += t;
+        if (next.kind == OpKind::kGemm && next.linear) break;
+      }
+    } else if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
       const Op& next = ops[++i];
       pass->flops += next.flops();
       pass->model_flops += next.model_flops();
       seg.overlap_s = op_time(next, cm);
       pass->compute_s += seg.overlap_s;
     }
+    seg.tp_overlap = method;
+    seg.overlap_stretch = userbuffers_gemm_stretch(method, cm.arch);
+    last_op_s = 0;
     pass->segments.emplace_back();
   }
+}
+
+// Opens a segment whose compute first uses the weights of `params` parameters (a layer's
+// forward under per-layer parameter gathers).
+void weights_needed(double params, Pass* pass) {
+  if (pass->segments.empty() || pass->segments.back().compute_s > 0 ||
+      pass->segments.back().tp_bytes > 0) {
+    pass->segments.emplace_back();
+  }
+  pass->segments.back().weight_params += params;
 }
 
 // Marks `params` as having final gradients at the current end of `pass`.
@@ -101,6 +144,31 @@ void finish(Pass* pass) {
          pass->segments.back().tp_bytes == 0 && pass->segments.back().grad_params == 0) {
     pass->segments.pop_back();
   }
+}
+
+// Weights, gradients and optimizer state per GPU of a stage of `params` parameters per GPU
+// (`layer`: one layer's, `bucket`: one gradient bucket's), under plan.dp_sharding:
+//   weights    params w, or with optim_grads_params params w / d + 2 layer w (the layer in use
+//              and the one prefetched, gathered whole)
+//   gradients  params g, or with optim_grads / optim_grads_params params g / d + the bucket
+//              (or layer) being reduced, unsharded; with grad_reduce_in_bf16 (g = 2) plus the
+//              fp32 main gradients the optimizer steps on, 4 params / (d when sharded)
+//   optimizer  12 params, / d unless no_shard
+StageMemory sharded_memory(const PlanSpec& plan, double params, double layer, double bucket,
+                           double weight_elem, double grad_elem) {
+  const double d = plan.data;
+  const double opt_share = plan.distributed_optimizer ? d : 1;
+  StageMemory m;
+  m.weights = plan.shards_params() ? params * weight_elem / d + 2 * layer * weight_elem
+                                   : params * weight_elem;
+  m.gradients = plan.shards_gradients()
+                    ? params * grad_elem / d + std::min(bucket, params) * grad_elem
+                    : params * grad_elem;
+  if (plan.grad_reduce_in_bf16 && plan.precision != Precision::kFp16) {
+    m.gradients += params * 4 / opt_share;
+  }
+  m.optimizer = params * kOptimizerStateBytes / opt_share;
+  return m;
 }
 
 // The attention core that selective recomputation re-runs before the backward pass.
@@ -208,7 +276,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const GpuArchitecture arch = sc.cluster.gpu.architecture;
   const ComputeModel compute(sc.cluster.gpu, plan.precision);
   const LayerDims dims = make_layer_dims(model, plan, arch);
-  const Timing cm = make_timing(compute, plan, dims);
+  Timing cm = make_timing(compute, plan, dims);
+  cm.arch = arch;
   const std::vector<Op> layer_fwd = layer_forward_ops(dims);
   const std::vector<Op> layer_bwd = layer_backward_ops(dims);
   std::vector<Op> recompute_ops;
@@ -232,6 +301,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const double fp8_weight_cast = fp8 ? fp8_cast_bytes_per_element(plan.fp8_recipe, arch) : 0;
   const double weight_bytes = fp8 ? 2.0 : precision_bytes(plan.precision);
   const double tokens = double(plan.micro_batch_size) * model.seq_length;
+  const bool gather_bwd = plan.shards_params() && plan.data > 1;
+  const bool gather_fwd = gather_bwd || (plan.overlap_param_gather && plan.data > 1);
 
   Workload w;
   w.total_params = model_params(model);
@@ -250,31 +321,49 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       ch.has_output = vs == p * v - 1;
       double params = ch.num_layers * per_layer_params;
 
-      if (ch.has_embedding)
+      const double out = final_norm + (output_copy ? vocab_params : 0);
+      const double embed = vocab_params + pos_params;
+      // Per-layer parameter gathers: each layer's forward (and, with sharded weights, its
+      // backward) first waits for its weights.
+      const auto fwd_weights = [&](double n) {
+        if (gather_fwd) weights_needed(n, &ch.forward);
+      };
+      const auto bwd_weights = [&](double n) {
+        if (gather_bwd) weights_needed(n, &ch.backward);
+      };
+      if (ch.has_embedding) {
+        fwd_weights(embed);
         append_ops(embedding_forward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.forward);
-      for (int l = 0; l < ch.num_layers; ++l)
+      }
+      for (int l = 0; l < ch.num_layers; ++l) {
+        fwd_weights(per_layer_params);
         append_ops(layer_fwd, cm, plan.tensor, ch.first_layer + l, &ch.forward);
-      if (ch.has_output)
+      }
+      if (ch.has_output) {
+        fwd_weights(out);
         append_ops(output_forward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.forward);
+      }
       finish(&ch.forward);
 
       if (ch.has_output) {
+        bwd_weights(out);
         append_ops(output_backward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.backward);
-        const double out = final_norm + (output_copy ? vocab_params : 0);
         grads_done(out, &ch.backward);
         params += out;
       }
       for (int l = 0; l < ch.num_layers; ++l) {
         // Backward runs the chunk's layers last to first.
         const int layer = ch.first_layer + ch.num_layers - 1 - l;
+        bwd_weights(per_layer_params);
         append_ops(recompute_ops, cm, plan.tensor, layer, &ch.backward);
         append_ops(layer_bwd, cm, plan.tensor, layer, &ch.backward);
         grads_done(per_layer_params, &ch.backward);
       }
       if (ch.has_embedding) {
+        bwd_weights(embed);
         append_ops(embedding_backward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.backward);
-        grads_done(vocab_params + pos_params, &ch.backward);
-        params += vocab_params + pos_params;
+        grads_done(embed, &ch.backward);
+        params += embed;
       }
       finish(&ch.backward);
       ch.backward.model_flops -= ch.num_layers * gemm_flops(recompute_ops);
@@ -292,7 +381,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     }
     const double params = st.params_per_gpu;
     const double opt_share = plan.distributed_optimizer ? d : 1;
-    st.grad_bytes = params * grad_element_bytes(plan.precision);
+    const double grad_elem = grad_element_bytes(plan);
+    st.grad_bytes = params * grad_elem;
     st.param_gather_bytes = plan.distributed_optimizer ? params * weight_bytes : 0;
     st.optimizer_s = compute.memory_time(params / opt_share * kAdamBytesPerParam);
     if (fp8) st.optimizer_s += compute.memory_time(params * fp8_weight_cast);
@@ -300,9 +390,11 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.grad_bucket_params = plan.grad_bucket_size > 0
                                 ? double(plan.grad_bucket_size)
                                 : std::max(kBucketParams, kBucketParamsPerReplica * d);
-    st.memory.weights = params * (weight_bytes + fp8_weight_bytes);
-    st.memory.gradients = st.grad_bytes;
-    st.memory.optimizer = params * kOptimizerStateBytes / opt_share;
+    // Megatron-Core FSDP reduce-scatters each FSDP unit (a transformer layer) as its backward
+    // ends.
+    if (plan.shards_params()) st.grad_bucket_params = per_layer_params;
+    st.memory = sharded_memory(plan, params, per_layer_params, st.grad_bucket_params,
+                               weight_bytes + fp8_weight_bytes, grad_elem);
   }
   schedule_memory(programs, &w);
   return w;

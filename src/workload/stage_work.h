@@ -30,6 +30,15 @@ struct Segment {
   double grad_params = 0;
   // The layer whose collective closes this segment (or a kLayer* value).
   int layer = kLayerUnknown;
+  // plan.tp_comm_overlap: how the collective runs beside overlap_s (a GEMM), in `tp_splits`
+  // chunks (pipeline), with the GEMM `overlap_stretch` times slower while communication
+  // kernels hold SMs (workload/tp_overlap.h).
+  TpOverlap tp_overlap = TpOverlap::kNone;
+  int tp_splits = 0;
+  double overlap_stretch = 1;
+  // Passes with per-layer parameter gathers (overlap_param_gather, optim_grads_params):
+  // parameters whose weights this segment is the first to use.
+  double weight_params = 0;
 };
 
 // One forward or backward pass of one micro-batch through one chunk, on one TP rank.

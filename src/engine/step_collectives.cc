@@ -1,0 +1,168 @@
+// The collectives of the step simulation: rendezvous of their members, TP chunks beside
+// GEMMs, data-parallel buckets and parameter gathers.
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include "engine/fused_passes.h"
+#include "engine/phase_runner.h"
+#include "engine/step_simulation.h"
+
+namespace trident {
+
+sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
+                                       bool async, int step) {
+  std::vector<std::vector<int>> groups;
+  int participants = 1, group_id = 0, seq = 0;
+  if (kind == CollKind::kTensor) {
+    groups.push_back(ranks_.tensor_group(a.dp, a.pp));
+    participants = full_ ? t_ : 1;
+    group_id = a.pp * d_ + a.dp;
+    seq = a.tp_seq++;
+  } else {
+    for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
+    participants = replicas_;
+    group_id = full_ ? a.pp * t_ + a.tp : a.pp;
+    seq = kind == CollKind::kGather ? a.gather_seq++ : a.dp_seq++;
+  }
+  const auto key = std::make_tuple(static_cast<int>(kind), group_id, seq);
+  Rendezvous& rv = rendezvous_[key];
+  if (!rv.done) rv.done = sg4::Semaphore::create(0);
+  sg4::SemaphorePtr done = rv.done;
+  if (async) rv.members.push_back(&a);
+  if (++rv.arrived == participants) {
+    std::vector<ActorState*> members = std::move(rv.members);
+    rendezvous_.erase(key);
+    const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
+    auto phases = kind != CollKind::kTensor && one_replica_
+                      ? lower_mirrored(choose_collective_plan(op, {d_, d_, 1}, bytes, sc_.cluster),
+                                       groups.front().front(), sc_.cluster)
+                      : lower_collective(op, groups, bytes, island_of, lowering_);
+    if (step >= 0) {
+      // One ring step: the uncollapsed ring's phase `step`; a lowering that is not one ring
+      // (hierarchical) runs whole in step 0.
+      LoweringOptions steps = lowering_;
+      steps.collapse_steps = false;
+      auto ring = lower_collective(op, groups, bytes, island_of, steps);
+      const size_t n = groups.front().size();
+      if (ring.size() + 1 == n) {
+        phases = {ring[step]};
+      } else if (step > 0) {
+        phases.clear();
+      }
+    }
+    auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
+      const double start = sg4::Engine::get_clock();
+      run_phases(*platform_, phases, &activities_);
+      // A bucket runs beside its members' compute: record it for the trace, not as exposed.
+      for (ActorState* m : members) {
+        if (Interval* iv = record(*m, IntervalKind::kDpComm, start, -1)) {
+          iv->bucket = m->buckets;
+          iv->op = op;
+          iv->bytes = bytes;
+        }
+        m->buckets += 1;
+      }
+      for (int i = 0; i < participants; ++i) done->release();
+    };
+    if (async) {
+      sg4::Actor::create("collective", sg4::this_actor::get_host(), std::move(drive));
+    } else {
+      drive();
+    }
+  }
+  return done;
+}
+
+double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
+                                  int mb, int chunk, int layer, int step) {
+  const double start = sg4::Engine::get_clock();
+  join(a, kind, op, bytes, /*async=*/false, step)->acquire();
+  const bool tensor = kind == CollKind::kTensor;
+  if (Interval* iv =
+          record(a, tensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, mb, chunk)) {
+    iv->op = op;
+    iv->bytes = bytes;
+    iv->layer = layer;
+    if (tensor) iv->tp = TpTiming::kSimulated;
+  }
+  return sg4::Engine::get_clock() - start;
+}
+
+TpTiming StepSimulation::record_fused(ActorState& a, const Pass& pass, const FusedPass& fused,
+                                      double start, int mb, int chunk) {
+  if (fused.collectives.empty()) return TpTiming::kNone;
+  if (!opt_.record_intervals || !a.record_closed_form) return TpTiming::kClosedFormUnrecorded;
+  append_fused_collectives(pass, fused, start, sg4::Engine::get_clock(), mb, chunk,
+                           &a.tl->intervals);
+  return TpTiming::kClosedForm;
+}
+
+void StepSimulation::overlapped_segment(ActorState& a, const Segment& seg, int mb, int chunk) {
+  const bool ring = seg.tp_overlap == TpOverlap::kRingExchange;
+  const int n = ring ? t_ : seg.tp_splits;
+  const double gemm_chunk = seg.overlap_s * seg.overlap_stretch / n;
+  // Ring exchange: chunk k's GEMM runs beside ring step k (the local chunk needs none), the
+  // last chunk after the last step. Pipeline: chunk k's reduce-scatter beside chunk k+1's GEMM.
+  if (!ring) compute(gemm_chunk);
+  for (int k = 0; k + 1 < n; ++k) {
+    ++activities_;
+    sg4::ExecPtr gemm = sg4::this_actor::exec_async(gemm_chunk * host_speed_);
+    collective(a, CollKind::kTensor, seg.tp_op, ring ? seg.tp_bytes : seg.tp_bytes / n, mb, chunk,
+               seg.layer, ring ? k : -1);
+    gemm->wait();
+  }
+  if (ring) {
+    compute(gemm_chunk);
+  } else {
+    collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes / n, mb, chunk, seg.layer);
+  }
+}
+
+std::vector<sg4::SemaphorePtr> StepSimulation::launch_gathers(ActorState& a,
+                                                              const std::vector<double>& units) {
+  std::vector<sg4::SemaphorePtr> done;
+  for (size_t i = 0; i < units.size(); ++i) done.push_back(sg4::Semaphore::create(0));
+  const StageWork& st = w_.stages[a.pp];
+  const double per_param = st.param_gather_bytes / st.params_per_gpu;
+  sg4::Actor::create("gathers", sg4::this_actor::get_host(), [this, &a, units, done, per_param]() {
+    for (size_t i = 0; i < units.size(); ++i) {
+      const double start = sg4::Engine::get_clock();
+      join(a, CollKind::kGather, CollectiveOp::kAllGather, units[i] * per_param, false)->acquire();
+      // Runs beside the compute: recorded for the trace, exposed only where a pass waits.
+      if (Interval* iv = record(a, IntervalKind::kDpComm, start, -1)) {
+        iv->op = CollectiveOp::kAllGather;
+        iv->bytes = units[i] * per_param;
+        iv->bucket = static_cast<std::int32_t>(i);
+      }
+      done[i]->release();
+    }
+  });
+  return done;
+}
+
+void StepSimulation::wait_gathers(ActorState& a, const std::vector<sg4::SemaphorePtr>& gathers,
+                                  int unit, int* waited, int mb, int chunk) {
+  const double start = sg4::Engine::get_clock();
+  for (; *waited < unit; ++*waited) gathers[*waited + 1]->acquire();
+  const double waited_s = sg4::Engine::get_clock() - start;
+  if (waited_s <= 0) return;
+  a.tl->dp_exposed_s += waited_s;
+  a.tl->param_gather_exposed_s += waited_s;
+  if (Interval* iv = record(a, IntervalKind::kDpComm, start, mb, chunk)) {
+    iv->op = CollectiveOp::kAllGather;
+    iv->bucket_wait = true;
+  }
+}
+
+void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
+  const StageWork& st = w_.stages[a.pp];
+  if (a.bucket_params <= 0 || (!flush && a.bucket_params < st.grad_bucket_params)) return;
+  const double bytes = a.bucket_params * st.grad_bytes / st.params_per_gpu;
+  a.bucket_params = 0;
+  a.pending_buckets.push_back(join(a, CollKind::kData, dp_op_, bytes, /*async=*/true));
+}
+
+}  // namespace trident
