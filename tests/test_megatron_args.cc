@@ -108,10 +108,10 @@ TEST_CASE("arguments that change the step but are not modelled are refused, each
           "[megatron]") {
   const std::string error =
       translate_error(std::string(kMinimal) +
-                      "--tp-comm-overlap --context-parallel-size 2 --num-experts 8 --frobnicate 3");
+                      "--tp-comm-overlap --cp-comm-type a2a+p2p --num-experts 8 --frobnicate 3");
   CHECK_THAT(error, Catch::StartsWith("line.sh:1: --tp-comm-overlap: changes the step but is not "
                                       "modelled, refused: --tp-comm-overlap (line 1; "));
-  for (const char* a : {"--tp-comm-overlap", "--context-parallel-size 2", "--num-experts",
+  for (const char* a : {"--tp-comm-overlap", "--cp-comm-type a2a+p2p", "--num-experts",
                         "unknown to trident, refused: --frobnicate"}) {
     CHECK_THAT(error, Catch::Contains(a));
   }

@@ -96,4 +96,14 @@ std::vector<Phase> lower_mirrored_ring(CollectiveOp op, int gpu, int n, double b
   return {phase};
 }
 
+std::vector<Phase> lower_ring_exchange(const std::vector<std::vector<int>>& rings,
+                                       double bytes) {
+  Phase phase;
+  for (const std::vector<int>& ring : rings) {
+    const size_t n = ring.size();
+    for (size_t i = 0; i < n; ++i) phase.flows.push_back({ring[i], ring[(i + 1) % n], bytes});
+  }
+  return {phase};
+}
+
 }  // namespace trident

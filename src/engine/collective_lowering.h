@@ -54,6 +54,12 @@ std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vect
 // same load, as for symmetric data-parallel replicas, this one flow times the whole ring.
 std::vector<Phase> lower_mirrored_ring(CollectiveOp op, int gpu, int n, double bytes);
 
+// Returns one phase in which every member of each ring in `rings` sends `bytes` to its
+// successor (the last to the first): one step of context-parallel attention, each rank passing
+// its K/V (and dK/dV) block on (Transformer Engine's send/recv pair per step). Requires rings of
+// at least two members.
+std::vector<Phase> lower_ring_exchange(const std::vector<std::vector<int>>& rings, double bytes);
+
 }  // namespace trident
 
 #endif  // TRIDENT_ENGINE_COLLECTIVE_LOWERING_H_

@@ -23,7 +23,7 @@ namespace sg4 = simgrid::s4u;
 namespace trident {
 namespace {
 
-enum class CollKind { kTensor, kData };
+enum class CollKind { kTensor, kData, kContext };
 
 // A collective in progress: participants arrive one by one; the last one starts the flows
 // (so a collective starts when its slowest member is ready) and, once they are done, releases
@@ -38,8 +38,8 @@ struct Rendezvous {
 // One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
 struct ActorState {
   ActorTimeline* tl = nullptr;
-  int tp = 0, dp = 0, pp = 0;
-  int tp_seq = 0, dp_seq = 0;       // collectives issued so far, to match them across actors
+  int tp = 0, cp = 0, dp = 0, pp = 0;
+  int tp_seq = 0, dp_seq = 0, cp_seq = 0;  // collectives issued so far, to match them across actors
   double bucket_params = 0;         // gradients ready but not yet handed to a bucket
   int buckets = 0;                  // buckets launched so far
   bool record_closed_form = false;  // record its fused passes' TP collectives
@@ -58,6 +58,7 @@ class StepSimulation {
         shortcuts_(decide_shortcuts(sc, opt.fidelity)) {
     t_ = sc.plan.tensor;
     d_ = sc.plan.data;
+    cp_ = sc.plan.context;
     p_ = sc.plan.pipeline;
     v_ = static_cast<int>(w.stages.front().chunks.size());
     // Every shortcut comes from the one record (decide_shortcuts says where each is exact).
@@ -75,14 +76,21 @@ class StepSimulation {
   Timeline run();
 
  private:
-  int actor_id(int tp, int dp, int pp) const {
-    return full_ ? (pp * d_ + dp) * t_ + tp : pp * replicas_ + dp;
+  // Every context rank of a simulated replica is an actor (the CP ring runs between them).
+  int actor_id(int tp, int cp, int dp, int pp) const {
+    return full_ ? ((pp * d_ + dp) * cp_ + cp) * t_ + tp : (pp * replicas_ + dp) * cp_ + cp;
   }
   // Channel of (receiving actor, chunk); activations and gradients have separate ones.
-  int channel(int tp, int dp, int pp, int chunk) const { return actor_id(tp, dp, pp) * v_ + chunk; }
+  int channel(const ActorState& a, int pp, int chunk) const {
+    return actor_id(a.tp, a.cp, a.dp, pp) * v_ + chunk;
+  }
   void actor_main(ActorState& a);
   void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb,
                 int chunk, bool fill_buckets);
+  // Runs one context-parallel ring step: its attention block beside the transfer to the next
+  // CP rank (a rendezvous of the CP group); records the transfer and what the block did not
+  // hide of it.
+  void ring_step(ActorState& a, const RingStep& step, int mb, int chunk, int layer);
   // Records the TP collectives of a fused pass that ran [start, now) where its closed form put
   // them; returns how the pass's TP collectives were run and recorded.
   TpTiming record_fused(ActorState& a, const Pass& pass, const FusedPass& fused, double start,
@@ -134,7 +142,7 @@ class StepSimulation {
   RankMap ranks_;
   Shortcuts shortcuts_;
   std::unique_ptr<Platform> platform_;
-  int t_ = 1, d_ = 1, p_ = 1, v_ = 1;
+  int t_ = 1, d_ = 1, cp_ = 1, p_ = 1, v_ = 1;
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
   int replicas_ = 1;  // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
@@ -154,14 +162,21 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
   std::vector<std::vector<int>> groups;
   int participants = 1, group_id = 0, seq = 0;
   if (kind == CollKind::kTensor) {
-    groups.push_back(ranks_.tensor_group(a.dp, a.pp));
+    groups.push_back(ranks_.tensor_group(a.cp, a.dp, a.pp));
     participants = full_ ? t_ : 1;
-    group_id = a.pp * d_ + a.dp;
+    group_id = (a.pp * d_ + a.dp) * cp_ + a.cp;
     seq = a.tp_seq++;
+  } else if (kind == CollKind::kContext) {
+    for (int r : tensor_ranks(a)) groups.push_back(ranks_.context_group(r, a.dp, a.pp));
+    participants = cp_;
+    group_id = full_ ? (a.pp * d_ + a.dp) * t_ + a.tp : a.pp * replicas_ + a.dp;
+    seq = a.cp_seq++;
   } else {
+    // Megatron's data-parallel group with context parallelism: d * cp members. One replica
+    // mirrored: each context rank's ring edge runs on its own NIC, alone.
     for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
-    participants = replicas_;
-    group_id = full_ ? a.pp * t_ + a.tp : a.pp;
+    participants = one_replica_ ? 1 : replicas_ * cp_;
+    group_id = full_ ? a.pp * t_ + a.tp : (one_replica_ ? a.pp * cp_ + a.cp : a.pp);
     seq = a.dp_seq++;
   }
   const auto key = std::make_tuple(static_cast<int>(kind), group_id, seq);
@@ -173,9 +188,12 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     std::vector<ActorState*> members = std::move(rv.members);
     rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    auto phases = kind == CollKind::kData && one_replica_
-                      ? lower_mirrored_ring(op, groups.front().front(), d_, bytes)
-                      : lower_collective(op, groups, bytes, island_of, lowering_);
+    auto phases =
+        kind == CollKind::kContext ? lower_ring_exchange(groups, bytes)
+        : kind == CollKind::kData && one_replica_
+            ? lower_mirrored_ring(op, ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp),
+                                  d_ * cp_, bytes)
+            : lower_collective(op, groups, bytes, island_of, lowering_);
     auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
       const double start = sg4::Engine::get_clock();
       run_phases(*platform_, phases, &activities_);
@@ -235,7 +253,8 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
                               IntervalKind kind, int mb, int chunk, bool fill_buckets) {
   const double start = sg4::Engine::get_clock();
   ActorTimeline& tl = *a.tl;
-  if (fuse_tp_ && !fill_buckets) {
+  const bool ring = pass.ring_steps > 0;
+  if (fuse_tp_ && !fill_buckets && !ring) {
     compute(fused.duration);
     tl.compute_s += pass.compute_s;
     tl.tp_exposed_s += fused.tp_exposed;
@@ -244,8 +263,26 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     return;
   }
   double pending = 0;  // closed-form time not yet executed (fused mode)
+  // Fused passes with a CP ring: each TP collective recorded where it ran.
+  const bool record_here = fuse_tp_ && ring && opt_.record_intervals && a.record_closed_form;
   for (const Segment& seg : pass.segments) {
+    if (!seg.ring.empty()) {
+      compute(pending);
+      pending = 0;
+      for (const RingStep& step : seg.ring) ring_step(a, step, mb, chunk, seg.layer);
+    }
     if (fuse_tp_) {
+      if (record_here && seg.tp_bytes > 0 && t_ > 1) {
+        const double at = sg4::Engine::get_clock() + pending + seg.compute_s;
+        Interval* iv = record(a, IntervalKind::kTpComm, at,
+                              at + island_collective_time(seg.tp_op, t_, seg.tp_bytes,
+                                                          sc_.cluster.nvlink),
+                              mb, chunk);
+        iv->tp = TpTiming::kClosedForm;
+        iv->op = seg.tp_op;
+        iv->bytes = seg.tp_bytes;
+        iv->layer = seg.layer;
+      }
       pending += fuse_segment(seg, t_, sc_.cluster.nvlink, &tl.tp_exposed_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
     } else {
@@ -278,12 +315,40 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
   compute(pending);
   if (fill_buckets) maybe_launch_bucket(a, true);
   TpTiming tp = TpTiming::kNone;
-  if (fuse_tp_) {
+  if (fuse_tp_ && ring) {
+    tp = fused.collectives.empty() ? TpTiming::kNone
+         : record_here             ? TpTiming::kClosedForm
+                                   : TpTiming::kClosedFormUnrecorded;
+  } else if (fuse_tp_) {
     tp = record_fused(a, pass, fused, start, mb, chunk);
   } else if (t_ > 1 && pass.collectives > 0) {
     tp = TpTiming::kSimulated;
   }
   if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
+}
+
+void StepSimulation::ring_step(ActorState& a, const RingStep& step, int mb, int chunk,
+                               int layer) {
+  a.tl->compute_s += step.compute_s;
+  if (step.bytes <= 0) {
+    compute(step.compute_s);
+    return;
+  }
+  // Transformer Engine launches the send/recv, runs the block, then waits for both.
+  const double start = sg4::Engine::get_clock();
+  sg4::ExecPtr block;
+  if (step.compute_s > 0) {
+    ++activities_;
+    block = sg4::this_actor::exec_async(step.compute_s * host_speed_);
+  }
+  join(a, CollKind::kContext, CollectiveOp::kAllGather, step.bytes, /*async=*/false)->acquire();
+  const double transfer_end = sg4::Engine::get_clock();
+  if (block) block->wait();
+  a.tl->cp_exposed_s += std::max(0.0, (sg4::Engine::get_clock() - start) - step.compute_s);
+  if (Interval* iv = record(a, IntervalKind::kCpComm, start, transfer_end, mb, chunk)) {
+    iv->bytes = step.bytes;
+    iv->layer = layer;
+  }
 }
 
 void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb,
@@ -296,8 +361,8 @@ void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePt
   // The transfer starts once both sides are ready (rendezvous), one flow per tensor rank.
   std::vector<Flow> flows;
   for (int r : tensor_ranks(a)) {
-    flows.push_back(
-        {ranks_.gpu(r, a.dp, from.stage), ranks_.gpu(r, a.dp, a.pp), w_.stages[a.pp].p2p_bytes});
+    flows.push_back({ranks_.gpu(r, a.cp, a.dp, from.stage), ranks_.gpu(r, a.cp, a.dp, a.pp),
+                     w_.stages[a.pp].p2p_bytes});
   }
   run_flows(*platform_, flows, &activities_);
   a.tl->pp_exposed_s += sg4::Engine::get_clock() - now;
@@ -309,26 +374,26 @@ void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePt
 void StepSimulation::actor_main(ActorState& a) {
   const StageWork& work = w_.stages[a.pp];
   const int last_mb = sc_.plan.num_microbatches - 1;
-  const bool overlap_dp = sc_.plan.overlap_grad_reduce && d_ > 1;
+  const bool overlap_dp = sc_.plan.overlap_grad_reduce && d_ * cp_ > 1;
   for (const Instr& in : programs_[a.pp].instrs) {
     const int c = in.chunk;
     switch (in.kind) {
       case InstrKind::kRecvActivation:
-        recv(a, previous_virtual_stage(a.pp, c, p_), act_ready_[channel(a.tp, a.dp, a.pp, c)],
+        recv(a, previous_virtual_stage(a.pp, c, p_), act_ready_[channel(a, a.pp, c)],
              in.microbatch, c);
         break;
       case InstrKind::kRecvGradient:
-        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a.tp, a.dp, a.pp, c)],
+        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a, a.pp, c)],
              in.microbatch, c);
         break;
       case InstrKind::kSendActivation: {
         const StageChunk to = next_virtual_stage(a.pp, c, p_);
-        act_ready_[channel(a.tp, a.dp, to.stage, to.chunk)]->release();
+        act_ready_[channel(a, to.stage, to.chunk)]->release();
         break;
       }
       case InstrKind::kSendGradient: {
         const StageChunk to = previous_virtual_stage(a.pp, c, p_);
-        grad_ready_[channel(a.tp, a.dp, to.stage, to.chunk)]->release();
+        grad_ready_[channel(a, to.stage, to.chunk)]->release();
         break;
       }
       case InstrKind::kForward:
@@ -393,12 +458,13 @@ Timeline StepSimulation::run() {
   }
   const int tensor_actors = full_ ? t_ : 1;
   const int replicas = full_ ? d_ : replicas_;
-  const int count = p_ * replicas * tensor_actors;
+  const int count = p_ * replicas * cp_ * tensor_actors;
   // The trace-size budget: the closed-form TP collectives all actors' fused passes would record.
   long closed_form = 0;
   for (int pp = 0; fuse_tp_ && pp < p_; ++pp) {
     closed_form +=
-        fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas * tensor_actors;
+        fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas * cp_ *
+        tensor_actors;
   }
   const bool record_all_closed_form = closed_form <= opt_.max_closed_form_intervals;
   timelines_.resize(count);
@@ -409,23 +475,28 @@ Timeline StepSimulation::run() {
   }
   for (int pp = 0; pp < p_; ++pp) {
     for (int dp = 0; dp < replicas; ++dp) {
+      for (int cp = 0; cp < cp_; ++cp) {
       for (int tp = 0; tp < tensor_actors; ++tp) {
-        const int id = actor_id(tp, dp, pp);
+        const int id = actor_id(tp, cp, dp, pp);
         ActorTimeline& tl = timelines_[id];
         tl.stage = pp;
         tl.data_rank = dp;
+        tl.context_rank = cp;
         tl.tensor_rank = full_ ? tp : -1;
         tl.gpus = full_ ? 1 : t_ * (d_ / replicas);
         ActorState& a = actors_[id];
         a.tl = &tl;
         a.tp = tp;
+        a.cp = cp;
         a.dp = dp;
         a.pp = pp;
-        a.record_closed_form = record_all_closed_form || dp == 0;
-        sg4::Host* host = platform_->host(ranks_.gpu(tp, dp, pp));
-        sg4::Actor::create(
-            "s" + std::to_string(pp) + "d" + std::to_string(dp) + "t" + std::to_string(tp), host,
-            [this, &a]() { actor_main(a); });
+        a.record_closed_form = record_all_closed_form || (dp == 0 && cp == 0);
+        sg4::Host* host = platform_->host(ranks_.gpu(tp, cp, dp, pp));
+        const std::string context = cp_ > 1 ? "c" + std::to_string(cp) : "";
+        sg4::Actor::create("s" + std::to_string(pp) + "d" + std::to_string(dp) + context + "t" +
+                               std::to_string(tp),
+                           host, [this, &a]() { actor_main(a); });
+      }
       }
     }
   }

@@ -22,9 +22,11 @@ struct StageReport {
   double tp_comm_exposed_s = 0;
   double pp_comm_exposed_s = 0;
   double dp_comm_exposed_s = 0;
+  double cp_comm_exposed_s = 0;
   double bubble_s = 0;
   double memory_gib = 0;
   double weights_gib = 0, gradients_gib = 0, optimizer_gib = 0, activations_gib = 0;
+  double cp_buffers_gib = 0;  // context-parallel receive buffers
   int microbatches_in_flight = 0;
 };
 
@@ -34,7 +36,7 @@ struct Report {
   std::string model;
   std::string schedule;
   std::string fidelity;
-  int tensor = 1, pipeline = 1, data = 1;
+  int tensor = 1, pipeline = 1, data = 1, context = 1;
   int gpus = 0;
   int cluster_gpus = 0;  // the cluster's; a plan may use fewer
   int seq_length = 0;
@@ -59,6 +61,8 @@ struct Report {
   double tp_comm_exposed_s = 0;
   double pp_comm_exposed_s = 0;
   double dp_comm_exposed_s = 0;
+  // Context-parallel ring transfers the attention blocks beside them did not hide.
+  double cp_comm_exposed_s = 0;
   double peak_memory_gib = 0;
   double memory_reserved_gib = 0;  // cluster.gpu.memory_reserved
   // HBM left on the fullest GPU: memory - reserved - peak (negative: does not fit).

@@ -183,6 +183,7 @@ Lanes lanes_of(const ActorTimeline& a, double x0, double px_per_s) {
         b.cls = kOpt;
         break;
       case IntervalKind::kPpComm:
+      case IntervalKind::kCpComm:  // point to point as well, between context ranks
         b.cls = kP2p;
         break;
       case IntervalKind::kTpComm:

@@ -48,6 +48,8 @@ const char* category(EventKind k) {
       return "pp";
     case EventKind::kDpCollective:
       return "dp";
+    case EventKind::kCpTransfer:
+      return "cp";
   }
   return "?";
 }
@@ -111,6 +113,11 @@ std::string args_json(const StepEvent& e, int v) {
       if (e.bucket >= 0) add("bucket", std::to_string(e.bucket));
       add("bytes", bytes_text(e.bytes));
       if (e.bucket_wait) add_str("note", "waits for the buckets reduced during backward");
+      break;
+    case EventKind::kCpTransfer:
+      add("layer", layer_text(e.first_layer));
+      add("bytes", bytes_text(e.bytes));
+      add_str("note", "sent to the next context rank while an attention block runs");
       break;
     case EventKind::kOptimizer:
       break;

@@ -104,9 +104,9 @@ std::vector<StageProgram> build_programs(const PlanSpec& plan) {
       }
       while (next_bwd < m) b.backward(next_bwd++, 0);
     }
-    if (plan.data > 1) prog.instrs.push_back({InstrKind::kDpGradReduce, -1, 0});
+    if (plan.data_context() > 1) prog.instrs.push_back({InstrKind::kDpGradReduce, -1, 0});
     prog.instrs.push_back({InstrKind::kOptimizer, -1, 0});
-    if (plan.data > 1 && plan.distributed_optimizer) {
+    if (plan.data_context() > 1 && plan.distributed_optimizer) {
       prog.instrs.push_back({InstrKind::kDpParamGather, -1, 0});
     }
   }

@@ -45,12 +45,21 @@ double op_time(const Op& op, const Timing& tm) {
     // Tensor-core kernels run slower inside a step than in isolation (gpu.efficiency.in_training).
     case OpKind::kGemm:
       return tm.cm.gemm_time(op.gemm, op.linear ? tm.linear : tm.attention) / tm.cm.in_training();
-    case OpKind::kAttention:
-      return tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward) /
-             tm.cm.in_training();
+    case OpKind::kAttention: {
+      double time = tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward);
+      if (op.cp_block) {
+        AttentionShape other = op.attention;
+        other.s = op.attention.keys();
+        other.kv_s = op.attention.s;
+        time = std::max(time,
+                        tm.cm.attention_time(other, tm.backend, tm.attention, op.backward));
+      }
+      return time / tm.cm.in_training();
+    }
     case OpKind::kMemory:
       return tm.cm.memory_time(op.bytes);
     case OpKind::kTpCollective:
+    case OpKind::kCpTransfer:
       return 0;
   }
   return 0;
@@ -65,6 +74,29 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
     const Op& op = ops[i];
     pass->flops += op.flops();
     pass->model_flops += op.model_flops();
+    if (op.kind == OpKind::kCpTransfer || op.cp_ring) {
+      // The ring runs before the segment's compute: start a segment if compute came first.
+      const Segment& last = pass->segments.back();
+      if (last.compute_s > 0 || last.grad_params > 0) pass->segments.emplace_back();
+      Segment& seg = pass->segments.back();
+      seg.layer = layer;
+      if (op.kind == OpKind::kCpTransfer) {
+        seg.ring.push_back({op.bytes, 0});
+        pass->ring_steps += 1;
+        pass->cp_bytes += op.bytes;
+        if (i + 1 < ops.size() && ops[i + 1].kind == OpKind::kAttention) {
+          const Op& block = ops[++i];
+          pass->flops += block.flops();
+          pass->model_flops += block.model_flops();
+          seg.ring.back().compute_s = op_time(block, cm);
+          pass->compute_s += seg.ring.back().compute_s;
+        }
+      } else {
+        seg.ring.push_back({0, op_time(op, cm)});
+        pass->compute_s += seg.ring.back().compute_s;
+      }
+      continue;
+    }
     if (op.kind != OpKind::kTpCollective) {
       const double t = op_time(op, cm);
       pass->segments.back().compute_s += t;
@@ -78,7 +110,8 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
     seg.layer = layer;
     pass->collectives += 1;
     pass->tp_bytes += op.bytes;
-    if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
+    if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective &&
+        ops[i + 1].kind != OpKind::kCpTransfer && !ops[i + 1].cp_ring) {
       const Op& next = ops[++i];
       pass->flops += next.flops();
       pass->model_flops += next.model_flops();
@@ -98,7 +131,8 @@ void grads_done(double params, Pass* pass) {
 // Drops a trailing empty segment left by a pass that ends with a collective.
 void finish(Pass* pass) {
   while (pass->segments.size() > 1 && pass->segments.back().compute_s == 0 &&
-         pass->segments.back().tp_bytes == 0 && pass->segments.back().grad_params == 0) {
+         pass->segments.back().tp_bytes == 0 && pass->segments.back().grad_params == 0 &&
+         pass->segments.back().ring.empty()) {
     pass->segments.pop_back();
   }
 }
@@ -108,7 +142,8 @@ std::vector<Op> attention_core(const std::vector<Op>& forward) {
   std::vector<Op> core;
   for (const Op& op : forward) {
     if (op.name == "attn_scores" || op.name == "softmax" || op.name == "attn_dropout" ||
-        op.name == "attn_values" || op.name == "attention") {
+        op.name == "attn_values" || op.name == "attention" || op.kind == OpKind::kCpTransfer ||
+        op.cp_ring) {
       core.push_back(op);
     }
   }
@@ -158,8 +193,10 @@ double model_params(const ModelSpec& m) {
 }
 
 double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitecture arch) {
-  const double sbh = double(p.micro_batch_size) * m.seq_length * m.hidden_size;
-  const double t = p.tensor, a = m.num_attention_heads, s = m.seq_length, h = m.hidden_size;
+  // A context-parallel rank keeps the activations of its seq_length / cp tokens.
+  const double s = double(m.seq_length) / p.context;
+  const double sbh = double(p.micro_batch_size) * s * m.hidden_size;
+  const double t = p.tensor, a = m.num_attention_heads, h = m.hidden_size;
   const bool sp = p.sequence_parallel;
   // Korthikanti's 34 s b h include the two 1-byte hidden-dropout masks (in the part that is
   // not tensor-parallel); without hidden dropout they are not kept.
@@ -208,7 +245,10 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   std::vector<Op> recompute_ops;
   if (plan.recompute == Recompute::kFull) recompute_ops = layer_fwd;
   if (plan.recompute == Recompute::kSelective) recompute_ops = attention_core(layer_fwd);
-  const double t = plan.tensor, h = model.hidden_size, d = plan.data;
+  // Megatron's data-parallel group with context parallelism (d * cp) reduces the gradients and
+  // shards the distributed optimizer (parallel_state.get_data_parallel_group(
+  // with_context_parallel=True)).
+  const double t = plan.tensor, h = model.hidden_size, d = plan.data_context();
   const int p = plan.pipeline, v = plan.virtual_stages;
   const std::vector<int> layers = virtual_stage_layers(model, plan);
   const double per_layer_params = layer_params(model) / t;
@@ -225,7 +265,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const double fp8_weight_bytes = fp8 ? fp8_weight_bytes_per_param(plan.fp8_recipe, arch) : 0;
   const double fp8_weight_cast = fp8 ? fp8_cast_bytes_per_element(plan.fp8_recipe, arch) : 0;
   const double weight_bytes = fp8 ? 2.0 : precision_bytes(plan.precision);
-  const double tokens = double(plan.micro_batch_size) * model.seq_length;
+  const double tokens = double(plan.micro_batch_size) * dims.s;  // per rank: seq / cp
 
   Workload w;
   w.total_params = model_params(model);
@@ -297,6 +337,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.memory.weights = params * (weight_bytes + fp8_weight_bytes);
     st.memory.gradients = st.grad_bytes;
     st.memory.optimizer = params * kOptimizerStateBytes / opt_share;
+    if (plan.context > 1) st.memory.cp_buffers = 4 * cp_kv_bytes(dims);
   }
   schedule_memory(programs, &w);
   return w;
