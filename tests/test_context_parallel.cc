@@ -202,7 +202,9 @@ TEST_CASE("context parallel plans are checked as Megatron-Core requires", "[conf
   CHECK_THAT(messages(p, llama_model(2, 8192)), Catch::Contains("needs fused attention"));
 }
 
-TEST_CASE("--context-parallel-size and --cp-comm-type translate", "[megatron][context]") {
+TEST_CASE(
+    "Megatron context parallel arguments translate: --context-parallel-size and --cp-comm-type",
+    "[megatron][context]") {
   const std::string base =
       "--num-layers 2 --hidden-size 64 --num-attention-heads 2 --seq-length 64 "
       "--vocab-size 128 --micro-batch-size 1 ";

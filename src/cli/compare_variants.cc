@@ -50,8 +50,7 @@ Variant parse_variant(const std::string& text) {
   return v;
 }
 
-std::vector<ParallelDim> inter_node_tp_placement(const PlanSpec& plan,
-                                                 const ClusterSpec& cluster) {
+std::vector<ParallelDim> inter_node_tp_placement(const PlanSpec& plan, const ClusterSpec& cluster) {
   const int island =
       cluster.nvlink.island_size > 0 ? cluster.nvlink.island_size : cluster.gpus_per_node;
   using D = ParallelDim;

@@ -62,8 +62,8 @@ const char* parallel_dim_name(ParallelDim d) {
 }
 
 bool parse_parallel_dim(const std::string& name, ParallelDim* out) {
-  for (ParallelDim d : {ParallelDim::kTensor, ParallelDim::kContext, ParallelDim::kData,
-                        ParallelDim::kPipeline}) {
+  for (ParallelDim d :
+       {ParallelDim::kTensor, ParallelDim::kContext, ParallelDim::kData, ParallelDim::kPipeline}) {
     if (name == parallel_dim_name(d)) {
       *out = d;
       return true;

@@ -39,8 +39,7 @@ std::vector<ParallelDim> read_placement(const MapReader& map) {
   }
   const bool has_context = seen.count(ParallelDim::kContext) > 0;
   if (n != (has_context ? 4u : 3u)) {
-    map.fail("placement",
-             "has " + std::to_string(n) + " entries (expected " + expected + ")");
+    map.fail("placement", "has " + std::to_string(n) + " entries (expected " + expected + ")");
   }
   return full_placement(out);
 }

@@ -96,8 +96,7 @@ std::vector<Phase> lower_mirrored_ring(CollectiveOp op, int gpu, int n, double b
   return {phase};
 }
 
-std::vector<Phase> lower_ring_exchange(const std::vector<std::vector<int>>& rings,
-                                       double bytes) {
+std::vector<Phase> lower_ring_exchange(const std::vector<std::vector<int>>& rings, double bytes) {
   Phase phase;
   for (const std::vector<int>& ring : rings) {
     const size_t n = ring.size();

@@ -1,253 +1,13 @@
 #include "engine/simulator.h"
 
 #include <algorithm>
-#include <map>
-#include <memory>
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Exec.hpp>
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
 #include <string>
-#include <tuple>
 
 #include "core/errors.h"
-#include "engine/collective_lowering.h"
-#include "engine/fused_passes.h"
-#include "engine/phase_runner.h"
-#include "platform/platform.h"
-#include "schedule/rank_map.h"
-
-namespace sg4 = simgrid::s4u;
+#include "engine/step_simulation.h"
 
 namespace trident {
-namespace {
-
-enum class CollKind { kTensor, kData, kContext };
-
-// A collective in progress: participants arrive one by one; the last one starts the flows
-// (so a collective starts when its slowest member is ready) and, once they are done, releases
-// `done` once per participant.
-struct ActorState;
-struct Rendezvous {
-  int arrived = 0;
-  sg4::SemaphorePtr done;
-  std::vector<ActorState*> members;  // asynchronous (bucket) collectives: who to record it for
-};
-
-// One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
-struct ActorState {
-  ActorTimeline* tl = nullptr;
-  int tp = 0, cp = 0, dp = 0, pp = 0;
-  int tp_seq = 0, dp_seq = 0, cp_seq = 0;  // collectives issued so far, to match them across actors
-  double bucket_params = 0;         // gradients ready but not yet handed to a bucket
-  int buckets = 0;                  // buckets launched so far
-  bool record_closed_form = false;  // record its fused passes' TP collectives
-  std::vector<sg4::SemaphorePtr> pending_buckets;
-};
-
-class StepSimulation {
- public:
-  StepSimulation(const Scenario& sc, const Workload& w, const std::vector<StageProgram>& programs,
-                 const SimOptions& opt)
-      : sc_(sc),
-        w_(w),
-        programs_(programs),
-        opt_(opt),
-        ranks_(sc.plan, sc.cluster),
-        shortcuts_(decide_shortcuts(sc, opt.fidelity)) {
-    t_ = sc.plan.tensor;
-    d_ = sc.plan.data;
-    cp_ = sc.plan.context;
-    p_ = sc.plan.pipeline;
-    v_ = static_cast<int>(w.stages.front().chunks.size());
-    // Every shortcut comes from the one record (decide_shortcuts says where each is exact).
-    full_ = !shortcuts_.group_actor.taken;
-    lowering_.collapse_steps = shortcuts_.collapsed_steps.taken;
-    lowering_.in_switch_efficiency = sc.cluster.nvlink.in_switch_reduction_efficiency;
-    fuse_tp_ = shortcuts_.fused_tp.taken;
-    one_rank_flows_ = shortcuts_.one_rank_flows.taken;
-    one_replica_ = shortcuts_.one_replica.taken;
-    replicas_ = shortcuts_.replicas_simulated(sc.plan);
-    dp_op_ =
-        sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
-  }
-
-  Timeline run();
-
- private:
-  // Every context rank of a simulated replica is an actor (the CP ring runs between them).
-  int actor_id(int tp, int cp, int dp, int pp) const {
-    return full_ ? ((pp * d_ + dp) * cp_ + cp) * t_ + tp : (pp * replicas_ + dp) * cp_ + cp;
-  }
-  // Channel of (receiving actor, chunk); activations and gradients have separate ones.
-  int channel(const ActorState& a, int pp, int chunk) const {
-    return actor_id(a.tp, a.cp, a.dp, pp) * v_ + chunk;
-  }
-  void actor_main(ActorState& a);
-  void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb,
-                int chunk, bool fill_buckets);
-  // Runs one context-parallel ring step: its attention block beside the transfer to the next
-  // CP rank (a rendezvous of the CP group); records the transfer and what the block did not
-  // hide of it.
-  void ring_step(ActorState& a, const RingStep& step, int mb, int chunk, int layer);
-  // Records the TP collectives of a fused pass that ran [start, now) where its closed form put
-  // them; returns how the pass's TP collectives were run and recorded.
-  TpTiming record_fused(ActorState& a, const Pass& pass, const FusedPass& fused, double start,
-                        int mb, int chunk);
-  void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
-  // Joins a collective; returns the semaphore that its completion releases for this actor.
-  sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async);
-  // Runs a collective to completion and records it (a TP one for pass (mb, chunk) and `layer`);
-  // returns the time this actor spent in it.
-  double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes, int mb = -1,
-                    int chunk = 0, int layer = kLayerUnknown);
-  // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
-  // (or `flush`).
-  void maybe_launch_bucket(ActorState& a, bool flush);
-  // Records [start, now) as `kind`; returns the interval, or nullptr when not recording.
-  Interval* record(ActorState& a, IntervalKind kind, double start, int mb, int chunk = 0) {
-    return record(a, kind, start, sg4::Engine::get_clock(), mb, chunk);
-  }
-  Interval* record(ActorState& a, IntervalKind kind, double start, double end, int mb, int chunk) {
-    if (!opt_.record_intervals) return nullptr;
-    Interval iv;
-    iv.start = start;
-    iv.end = end;
-    iv.kind = kind;
-    iv.microbatch = mb;
-    iv.chunk = static_cast<std::int16_t>(chunk);
-    a.tl->intervals.push_back(iv);
-    return &a.tl->intervals.back();
-  }
-  void compute(double seconds) {
-    if (seconds <= 0) return;
-    ++activities_;
-    sg4::this_actor::execute(seconds * host_speed_);
-  }
-  // Tensor ranks whose pipeline and data-parallel flows this actor simulates: its own, its whole
-  // group's, or one standing for all (one_rank_flows_).
-  std::vector<int> tensor_ranks(const ActorState& a) const {
-    if (full_) return {a.tp};
-    if (one_rank_flows_) return {0};
-    std::vector<int> all(t_);
-    for (int i = 0; i < t_; ++i) all[i] = i;
-    return all;
-  }
-
-  const Scenario& sc_;
-  const Workload& w_;
-  const std::vector<StageProgram>& programs_;
-  SimOptions opt_;
-  RankMap ranks_;
-  Shortcuts shortcuts_;
-  std::unique_ptr<Platform> platform_;
-  int t_ = 1, d_ = 1, cp_ = 1, p_ = 1, v_ = 1;
-  bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
-  int replicas_ = 1;  // data-parallel replicas simulated
-  CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
-  LoweringOptions lowering_;
-  double host_speed_ = 0;
-  std::uint64_t activities_ = 0;
-  int finished_ = 0;
-  std::vector<ActorTimeline> timelines_;
-  std::vector<ActorState> actors_;
-  std::vector<sg4::SemaphorePtr> act_ready_, grad_ready_;  // indexed by channel()
-  std::map<std::tuple<int, int, int>, Rendezvous> rendezvous_;
-  std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;  // [stage][chunk]
-};
-
-sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                       bool async) {
-  std::vector<std::vector<int>> groups;
-  int participants = 1, group_id = 0, seq = 0;
-  if (kind == CollKind::kTensor) {
-    groups.push_back(ranks_.tensor_group(a.cp, a.dp, a.pp));
-    participants = full_ ? t_ : 1;
-    group_id = (a.pp * d_ + a.dp) * cp_ + a.cp;
-    seq = a.tp_seq++;
-  } else if (kind == CollKind::kContext) {
-    for (int r : tensor_ranks(a)) groups.push_back(ranks_.context_group(r, a.dp, a.pp));
-    participants = cp_;
-    group_id = full_ ? (a.pp * d_ + a.dp) * t_ + a.tp : a.pp * replicas_ + a.dp;
-    seq = a.cp_seq++;
-  } else {
-    // Megatron's data-parallel group with context parallelism: d * cp members. One replica
-    // mirrored: each context rank's ring edge runs on its own NIC, alone.
-    for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
-    participants = one_replica_ ? 1 : replicas_ * cp_;
-    group_id = full_ ? a.pp * t_ + a.tp : (one_replica_ ? a.pp * cp_ + a.cp : a.pp);
-    seq = a.dp_seq++;
-  }
-  const auto key = std::make_tuple(static_cast<int>(kind), group_id, seq);
-  Rendezvous& rv = rendezvous_[key];
-  if (!rv.done) rv.done = sg4::Semaphore::create(0);
-  sg4::SemaphorePtr done = rv.done;
-  if (async) rv.members.push_back(&a);
-  if (++rv.arrived == participants) {
-    std::vector<ActorState*> members = std::move(rv.members);
-    rendezvous_.erase(key);
-    const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    auto phases =
-        kind == CollKind::kContext ? lower_ring_exchange(groups, bytes)
-        : kind == CollKind::kData && one_replica_
-            ? lower_mirrored_ring(op, ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp),
-                                  d_ * cp_, bytes)
-            : lower_collective(op, groups, bytes, island_of, lowering_);
-    auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
-      const double start = sg4::Engine::get_clock();
-      run_phases(*platform_, phases, &activities_);
-      // A bucket runs beside its members' compute: record it for the trace, not as exposed.
-      for (ActorState* m : members) {
-        if (Interval* iv = record(*m, IntervalKind::kDpComm, start, -1)) {
-          iv->bucket = m->buckets;
-          iv->op = op;
-          iv->bytes = bytes;
-        }
-        m->buckets += 1;
-      }
-      for (int i = 0; i < participants; ++i) done->release();
-    };
-    if (async) {
-      sg4::Actor::create("collective", sg4::this_actor::get_host(), std::move(drive));
-    } else {
-      drive();
-    }
-  }
-  return done;
-}
-
-double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                  int mb, int chunk, int layer) {
-  const double start = sg4::Engine::get_clock();
-  join(a, kind, op, bytes, /*async=*/false)->acquire();
-  const bool tensor = kind == CollKind::kTensor;
-  if (Interval* iv =
-          record(a, tensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, mb, chunk)) {
-    iv->op = op;
-    iv->bytes = bytes;
-    iv->layer = layer;
-    if (tensor) iv->tp = TpTiming::kSimulated;
-  }
-  return sg4::Engine::get_clock() - start;
-}
-
-TpTiming StepSimulation::record_fused(ActorState& a, const Pass& pass, const FusedPass& fused,
-                                      double start, int mb, int chunk) {
-  if (fused.collectives.empty()) return TpTiming::kNone;
-  if (!opt_.record_intervals || !a.record_closed_form) return TpTiming::kClosedFormUnrecorded;
-  append_fused_collectives(pass, fused, start, sg4::Engine::get_clock(), mb, chunk,
-                           &a.tl->intervals);
-  return TpTiming::kClosedForm;
-}
-
-void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
-  const StageWork& st = w_.stages[a.pp];
-  if (a.bucket_params <= 0 || (!flush && a.bucket_params < st.grad_bucket_params)) return;
-  const double bytes = a.bucket_params * st.grad_bytes / st.params_per_gpu;
-  a.bucket_params = 0;
-  a.pending_buckets.push_back(join(a, CollKind::kData, dp_op_, bytes, /*async=*/true));
-}
+namespace sim_detail {
 
 void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& fused,
                               IntervalKind kind, int mb, int chunk, bool fill_buckets) {
@@ -274,10 +34,10 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     if (fuse_tp_) {
       if (record_here && seg.tp_bytes > 0 && t_ > 1) {
         const double at = sg4::Engine::get_clock() + pending + seg.compute_s;
-        Interval* iv = record(a, IntervalKind::kTpComm, at,
-                              at + island_collective_time(seg.tp_op, t_, seg.tp_bytes,
-                                                          sc_.cluster.nvlink),
-                              mb, chunk);
+        Interval* iv =
+            record(a, IntervalKind::kTpComm, at,
+                   at + island_collective_time(seg.tp_op, t_, seg.tp_bytes, sc_.cluster.nvlink), mb,
+                   chunk);
         iv->tp = TpTiming::kClosedForm;
         iv->op = seg.tp_op;
         iv->bytes = seg.tp_bytes;
@@ -327,30 +87,6 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
   if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
 }
 
-void StepSimulation::ring_step(ActorState& a, const RingStep& step, int mb, int chunk,
-                               int layer) {
-  a.tl->compute_s += step.compute_s;
-  if (step.bytes <= 0) {
-    compute(step.compute_s);
-    return;
-  }
-  // Transformer Engine launches the send/recv, runs the block, then waits for both.
-  const double start = sg4::Engine::get_clock();
-  sg4::ExecPtr block;
-  if (step.compute_s > 0) {
-    ++activities_;
-    block = sg4::this_actor::exec_async(step.compute_s * host_speed_);
-  }
-  join(a, CollKind::kContext, CollectiveOp::kAllGather, step.bytes, /*async=*/false)->acquire();
-  const double transfer_end = sg4::Engine::get_clock();
-  if (block) block->wait();
-  a.tl->cp_exposed_s += std::max(0.0, (sg4::Engine::get_clock() - start) - step.compute_s);
-  if (Interval* iv = record(a, IntervalKind::kCpComm, start, transfer_end, mb, chunk)) {
-    iv->bytes = step.bytes;
-    iv->layer = layer;
-  }
-}
-
 void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb,
                           int chunk) {
   const double start = sg4::Engine::get_clock();
@@ -379,12 +115,12 @@ void StepSimulation::actor_main(ActorState& a) {
     const int c = in.chunk;
     switch (in.kind) {
       case InstrKind::kRecvActivation:
-        recv(a, previous_virtual_stage(a.pp, c, p_), act_ready_[channel(a, a.pp, c)],
-             in.microbatch, c);
+        recv(a, previous_virtual_stage(a.pp, c, p_), act_ready_[channel(a, a.pp, c)], in.microbatch,
+             c);
         break;
       case InstrKind::kRecvGradient:
-        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a, a.pp, c)],
-             in.microbatch, c);
+        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a, a.pp, c)], in.microbatch,
+             c);
         break;
       case InstrKind::kSendActivation: {
         const StageChunk to = next_virtual_stage(a.pp, c, p_);
@@ -462,9 +198,8 @@ Timeline StepSimulation::run() {
   // The trace-size budget: the closed-form TP collectives all actors' fused passes would record.
   long closed_form = 0;
   for (int pp = 0; fuse_tp_ && pp < p_; ++pp) {
-    closed_form +=
-        fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas * cp_ *
-        tensor_actors;
+    closed_form += fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas *
+                   cp_ * tensor_actors;
   }
   const bool record_all_closed_form = closed_form <= opt_.max_closed_form_intervals;
   timelines_.resize(count);
@@ -476,27 +211,27 @@ Timeline StepSimulation::run() {
   for (int pp = 0; pp < p_; ++pp) {
     for (int dp = 0; dp < replicas; ++dp) {
       for (int cp = 0; cp < cp_; ++cp) {
-      for (int tp = 0; tp < tensor_actors; ++tp) {
-        const int id = actor_id(tp, cp, dp, pp);
-        ActorTimeline& tl = timelines_[id];
-        tl.stage = pp;
-        tl.data_rank = dp;
-        tl.context_rank = cp;
-        tl.tensor_rank = full_ ? tp : -1;
-        tl.gpus = full_ ? 1 : t_ * (d_ / replicas);
-        ActorState& a = actors_[id];
-        a.tl = &tl;
-        a.tp = tp;
-        a.cp = cp;
-        a.dp = dp;
-        a.pp = pp;
-        a.record_closed_form = record_all_closed_form || (dp == 0 && cp == 0);
-        sg4::Host* host = platform_->host(ranks_.gpu(tp, cp, dp, pp));
-        const std::string context = cp_ > 1 ? "c" + std::to_string(cp) : "";
-        sg4::Actor::create("s" + std::to_string(pp) + "d" + std::to_string(dp) + context + "t" +
-                               std::to_string(tp),
-                           host, [this, &a]() { actor_main(a); });
-      }
+        for (int tp = 0; tp < tensor_actors; ++tp) {
+          const int id = actor_id(tp, cp, dp, pp);
+          ActorTimeline& tl = timelines_[id];
+          tl.stage = pp;
+          tl.data_rank = dp;
+          tl.context_rank = cp;
+          tl.tensor_rank = full_ ? tp : -1;
+          tl.gpus = full_ ? 1 : t_ * (d_ / replicas);
+          ActorState& a = actors_[id];
+          a.tl = &tl;
+          a.tp = tp;
+          a.cp = cp;
+          a.dp = dp;
+          a.pp = pp;
+          a.record_closed_form = record_all_closed_form || (dp == 0 && cp == 0);
+          sg4::Host* host = platform_->host(ranks_.gpu(tp, cp, dp, pp));
+          const std::string context = cp_ > 1 ? "c" + std::to_string(cp) : "";
+          sg4::Actor::create("s" + std::to_string(pp) + "d" + std::to_string(dp) + context + "t" +
+                                 std::to_string(tp),
+                             host, [this, &a]() { actor_main(a); });
+        }
       }
     }
   }
@@ -514,11 +249,11 @@ Timeline StepSimulation::run() {
   return out;
 }
 
-}  // namespace
+}  // namespace sim_detail
 
 Timeline simulate_step(const Scenario& scenario, const Workload& workload,
                        const std::vector<StageProgram>& programs, const SimOptions& options) {
-  StepSimulation sim(scenario, workload, programs, options);
+  sim_detail::StepSimulation sim(scenario, workload, programs, options);
   return sim.run();
 }
 

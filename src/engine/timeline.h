@@ -66,8 +66,8 @@ struct ActorTimeline {
   double pp_exposed_s = 0;
   double dp_exposed_s = 0;
   double cp_exposed_s = 0;  // context-parallel ring transfers the attention blocks did not hide
-  double pp_wait_s = 0;  // waiting on pipeline neighbours inside the step
-  double end_s = 0;      // when this actor finished its step
+  double pp_wait_s = 0;     // waiting on pipeline neighbours inside the step
+  double end_s = 0;         // when this actor finished its step
   std::vector<Interval> intervals;
 };
 

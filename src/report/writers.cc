@@ -160,8 +160,9 @@ std::string format_table(const Report& r) {
   o += fmt::format(
       "  plan: t={}{} p={} d={} ({} of {} GPUs), seq {}, micro-batch {}, global batch {}, {} "
       "micro-batches, {}, {}, fidelity {}\n\n",
-      r.tensor, cp ? fmt::format(" cp={}", r.context) : "", r.pipeline, r.data, r.gpus, r.cluster_gpus, r.seq_length, r.micro_batch_size,
-      r.global_batch_size, r.num_microbatches, r.schedule, r.precision, r.fidelity);
+      r.tensor, cp ? fmt::format(" cp={}", r.context) : "", r.pipeline, r.data, r.gpus,
+      r.cluster_gpus, r.seq_length, r.micro_batch_size, r.global_batch_size, r.num_microbatches,
+      r.schedule, r.precision, r.fidelity);
   line("precision", fmt::format("{}, attention {}", r.precision, r.attention_backend));
   line("step time", fmt::format("{:.4f} s", r.step_time_s));
   line("tokens/s", fmt::format("{:.0f}", r.tokens_per_s));
@@ -197,9 +198,8 @@ std::string format_table(const Report& r) {
   for (const StageReport& s : r.stages) {
     o += fmt::format("  {:>5} {:>7} {:>10.4f} {:>9.4f} {:>9.4f} {:>9.4f}{} {:>9.4f} {:>10.1f}\n",
                      s.stage, s.num_layers, s.compute_s, s.tp_comm_exposed_s, s.pp_comm_exposed_s,
-                     s.dp_comm_exposed_s,
-                     cp ? fmt::format(" {:>9.4f}", s.cp_comm_exposed_s) : "", s.bubble_s,
-                     s.memory_gib);
+                     s.dp_comm_exposed_s, cp ? fmt::format(" {:>9.4f}", s.cp_comm_exposed_s) : "",
+                     s.bubble_s, s.memory_gib);
   }
   return o;
 }

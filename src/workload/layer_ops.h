@@ -58,7 +58,7 @@ struct Op {
 // `s` is the tokens of one sequence a rank holds: seq_length / cp.
 struct LayerDims {
   double b = 0, s = 0, h = 0, a = 0, g = 0, f = 0, v = 0, t = 1;
-  double cp = 1;  // context-parallel size: attention runs as cp blocks per pass
+  double cp = 1;    // context-parallel size: attention runs as cp blocks per pass
   double elem = 2;  // bytes per activation element
   bool swiglu = false;
   bool rope = false;              // rotary embeddings applied to Q and K (one kernel)

@@ -51,8 +51,7 @@ double op_time(const Op& op, const Timing& tm) {
         AttentionShape other = op.attention;
         other.s = op.attention.keys();
         other.kv_s = op.attention.s;
-        time = std::max(time,
-                        tm.cm.attention_time(other, tm.backend, tm.attention, op.backward));
+        time = std::max(time, tm.cm.attention_time(other, tm.backend, tm.attention, op.backward));
       }
       return time / tm.cm.in_training();
     }

@@ -81,7 +81,7 @@ struct StageWork {
   int num_layers = 0;      // over all chunks
   double optimizer_s = 0;  // optimizer step on this GPU's (shard of) parameters
   double params_per_gpu = 0;
-  double grad_bytes = 0;  // gradient bytes this GPU reduces over its DP (x CP) group
+  double grad_bytes = 0;          // gradient bytes this GPU reduces over its DP (x CP) group
   double param_gather_bytes = 0;  // distributed optimizer: updated weights all-gathered
   double p2p_bytes = 0;           // bytes one GPU sends to a neighbour per micro-batch and chunk
   double grad_bucket_params = 0;  // parameters per DP gradient bucket (overlap_grad_reduce)

@@ -1,0 +1,126 @@
+// Collectives of the step simulation: rendezvous of their members, lowering to flows, bucketed
+// gradient reduction, and the context-parallel ring steps.
+#include <algorithm>
+
+#include "engine/step_simulation.h"
+
+namespace trident {
+namespace sim_detail {
+
+sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
+                                       bool async) {
+  std::vector<std::vector<int>> groups;
+  int participants = 1, group_id = 0, seq = 0;
+  if (kind == CollKind::kTensor) {
+    groups.push_back(ranks_.tensor_group(a.cp, a.dp, a.pp));
+    participants = full_ ? t_ : 1;
+    group_id = (a.pp * d_ + a.dp) * cp_ + a.cp;
+    seq = a.tp_seq++;
+  } else if (kind == CollKind::kContext) {
+    for (int r : tensor_ranks(a)) groups.push_back(ranks_.context_group(r, a.dp, a.pp));
+    participants = cp_;
+    group_id = full_ ? (a.pp * d_ + a.dp) * t_ + a.tp : a.pp * replicas_ + a.dp;
+    seq = a.cp_seq++;
+  } else {
+    // Megatron's data-parallel group with context parallelism: d * cp members. One replica
+    // mirrored: each context rank's ring edge runs on its own NIC, alone.
+    for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
+    participants = one_replica_ ? 1 : replicas_ * cp_;
+    group_id = full_ ? a.pp * t_ + a.tp : (one_replica_ ? a.pp * cp_ + a.cp : a.pp);
+    seq = a.dp_seq++;
+  }
+  const auto key = std::make_tuple(static_cast<int>(kind), group_id, seq);
+  Rendezvous& rv = rendezvous_[key];
+  if (!rv.done) rv.done = sg4::Semaphore::create(0);
+  sg4::SemaphorePtr done = rv.done;
+  if (async) rv.members.push_back(&a);
+  if (++rv.arrived == participants) {
+    std::vector<ActorState*> members = std::move(rv.members);
+    rendezvous_.erase(key);
+    const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
+    auto phases =
+        kind == CollKind::kContext ? lower_ring_exchange(groups, bytes)
+        : kind == CollKind::kData && one_replica_
+            ? lower_mirrored_ring(op, ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp),
+                                  d_ * cp_, bytes)
+            : lower_collective(op, groups, bytes, island_of, lowering_);
+    auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
+      const double start = sg4::Engine::get_clock();
+      run_phases(*platform_, phases, &activities_);
+      // A bucket runs beside its members' compute: record it for the trace, not as exposed.
+      for (ActorState* m : members) {
+        if (Interval* iv = record(*m, IntervalKind::kDpComm, start, -1)) {
+          iv->bucket = m->buckets;
+          iv->op = op;
+          iv->bytes = bytes;
+        }
+        m->buckets += 1;
+      }
+      for (int i = 0; i < participants; ++i) done->release();
+    };
+    if (async) {
+      sg4::Actor::create("collective", sg4::this_actor::get_host(), std::move(drive));
+    } else {
+      drive();
+    }
+  }
+  return done;
+}
+
+double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
+                                  int mb, int chunk, int layer) {
+  const double start = sg4::Engine::get_clock();
+  join(a, kind, op, bytes, /*async=*/false)->acquire();
+  const bool tensor = kind == CollKind::kTensor;
+  if (Interval* iv =
+          record(a, tensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, mb, chunk)) {
+    iv->op = op;
+    iv->bytes = bytes;
+    iv->layer = layer;
+    if (tensor) iv->tp = TpTiming::kSimulated;
+  }
+  return sg4::Engine::get_clock() - start;
+}
+
+TpTiming StepSimulation::record_fused(ActorState& a, const Pass& pass, const FusedPass& fused,
+                                      double start, int mb, int chunk) {
+  if (fused.collectives.empty()) return TpTiming::kNone;
+  if (!opt_.record_intervals || !a.record_closed_form) return TpTiming::kClosedFormUnrecorded;
+  append_fused_collectives(pass, fused, start, sg4::Engine::get_clock(), mb, chunk,
+                           &a.tl->intervals);
+  return TpTiming::kClosedForm;
+}
+
+void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
+  const StageWork& st = w_.stages[a.pp];
+  if (a.bucket_params <= 0 || (!flush && a.bucket_params < st.grad_bucket_params)) return;
+  const double bytes = a.bucket_params * st.grad_bytes / st.params_per_gpu;
+  a.bucket_params = 0;
+  a.pending_buckets.push_back(join(a, CollKind::kData, dp_op_, bytes, /*async=*/true));
+}
+
+void StepSimulation::ring_step(ActorState& a, const RingStep& step, int mb, int chunk, int layer) {
+  a.tl->compute_s += step.compute_s;
+  if (step.bytes <= 0) {
+    compute(step.compute_s);
+    return;
+  }
+  // Transformer Engine launches the send/recv, runs the block, then waits for both.
+  const double start = sg4::Engine::get_clock();
+  sg4::ExecPtr block;
+  if (step.compute_s > 0) {
+    ++activities_;
+    block = sg4::this_actor::exec_async(step.compute_s * host_speed_);
+  }
+  join(a, CollKind::kContext, CollectiveOp::kAllGather, step.bytes, /*async=*/false)->acquire();
+  const double transfer_end = sg4::Engine::get_clock();
+  if (block) block->wait();
+  a.tl->cp_exposed_s += std::max(0.0, (sg4::Engine::get_clock() - start) - step.compute_s);
+  if (Interval* iv = record(a, IntervalKind::kCpComm, start, transfer_end, mb, chunk)) {
+    iv->bytes = step.bytes;
+    iv->layer = layer;
+  }
+}
+
+}  // namespace sim_detail
+}  // namespace trident

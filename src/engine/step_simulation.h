@@ -1,0 +1,167 @@
+// The step simulation's actors and their state (engine-internal; SimGrid). simulator.cc runs
+// the programs; step_collectives.cc joins and runs the collectives and context-parallel ring
+// steps they meet.
+#ifndef TRIDENT_ENGINE_STEP_SIMULATION_H_
+#define TRIDENT_ENGINE_STEP_SIMULATION_H_
+
+#include <map>
+#include <memory>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "engine/collective_lowering.h"
+#include "engine/fused_passes.h"
+#include "engine/phase_runner.h"
+#include "engine/simulator.h"
+#include "platform/platform.h"
+#include "schedule/rank_map.h"
+
+namespace trident {
+namespace sim_detail {
+
+namespace sg4 = simgrid::s4u;
+
+enum class CollKind { kTensor, kData, kContext };
+
+// A collective in progress: participants arrive one by one; the last one starts the flows
+// (so a collective starts when its slowest member is ready) and, once they are done, releases
+// `done` once per participant.
+struct ActorState;
+struct Rendezvous {
+  int arrived = 0;
+  sg4::SemaphorePtr done;
+  std::vector<ActorState*> members;  // asynchronous (bucket) collectives: who to record it for
+};
+
+// One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
+struct ActorState {
+  ActorTimeline* tl = nullptr;
+  int tp = 0, cp = 0, dp = 0, pp = 0;
+  int tp_seq = 0, dp_seq = 0, cp_seq = 0;  // collectives issued so far, to match them across actors
+  double bucket_params = 0;                // gradients ready but not yet handed to a bucket
+  int buckets = 0;                         // buckets launched so far
+  bool record_closed_form = false;         // record its fused passes' TP collectives
+  std::vector<sg4::SemaphorePtr> pending_buckets;
+};
+
+class StepSimulation {
+ public:
+  StepSimulation(const Scenario& sc, const Workload& w, const std::vector<StageProgram>& programs,
+                 const SimOptions& opt)
+      : sc_(sc),
+        w_(w),
+        programs_(programs),
+        opt_(opt),
+        ranks_(sc.plan, sc.cluster),
+        shortcuts_(decide_shortcuts(sc, opt.fidelity)) {
+    t_ = sc.plan.tensor;
+    d_ = sc.plan.data;
+    cp_ = sc.plan.context;
+    p_ = sc.plan.pipeline;
+    v_ = static_cast<int>(w.stages.front().chunks.size());
+    // Every shortcut comes from the one record (decide_shortcuts says where each is exact).
+    full_ = !shortcuts_.group_actor.taken;
+    lowering_.collapse_steps = shortcuts_.collapsed_steps.taken;
+    lowering_.in_switch_efficiency = sc.cluster.nvlink.in_switch_reduction_efficiency;
+    fuse_tp_ = shortcuts_.fused_tp.taken;
+    one_rank_flows_ = shortcuts_.one_rank_flows.taken;
+    one_replica_ = shortcuts_.one_replica.taken;
+    replicas_ = shortcuts_.replicas_simulated(sc.plan);
+    dp_op_ =
+        sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
+  }
+
+  Timeline run();
+
+ private:
+  // Every context rank of a simulated replica is an actor (the CP ring runs between them).
+  int actor_id(int tp, int cp, int dp, int pp) const {
+    return full_ ? ((pp * d_ + dp) * cp_ + cp) * t_ + tp : (pp * replicas_ + dp) * cp_ + cp;
+  }
+  // Channel of (receiving actor, chunk); activations and gradients have separate ones.
+  int channel(const ActorState& a, int pp, int chunk) const {
+    return actor_id(a.tp, a.cp, a.dp, pp) * v_ + chunk;
+  }
+  void actor_main(ActorState& a);
+  void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb,
+                int chunk, bool fill_buckets);
+  // Runs one context-parallel ring step: its attention block beside the transfer to the next
+  // CP rank (a rendezvous of the CP group); records the transfer and what the block did not
+  // hide of it.
+  void ring_step(ActorState& a, const RingStep& step, int mb, int chunk, int layer);
+  // Records the TP collectives of a fused pass that ran [start, now) where its closed form put
+  // them; returns how the pass's TP collectives were run and recorded.
+  TpTiming record_fused(ActorState& a, const Pass& pass, const FusedPass& fused, double start,
+                        int mb, int chunk);
+  void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
+  // Joins a collective; returns the semaphore that its completion releases for this actor.
+  sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async);
+  // Runs a collective to completion and records it (a TP one for pass (mb, chunk) and `layer`);
+  // returns the time this actor spent in it.
+  double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes, int mb = -1,
+                    int chunk = 0, int layer = kLayerUnknown);
+  // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
+  // (or `flush`).
+  void maybe_launch_bucket(ActorState& a, bool flush);
+  // Records [start, now) as `kind`; returns the interval, or nullptr when not recording.
+  Interval* record(ActorState& a, IntervalKind kind, double start, int mb, int chunk = 0) {
+    return record(a, kind, start, sg4::Engine::get_clock(), mb, chunk);
+  }
+  Interval* record(ActorState& a, IntervalKind kind, double start, double end, int mb, int chunk) {
+    if (!opt_.record_intervals) return nullptr;
+    Interval iv;
+    iv.start = start;
+    iv.end = end;
+    iv.kind = kind;
+    iv.microbatch = mb;
+    iv.chunk = static_cast<std::int16_t>(chunk);
+    a.tl->intervals.push_back(iv);
+    return &a.tl->intervals.back();
+  }
+  void compute(double seconds) {
+    if (seconds <= 0) return;
+    ++activities_;
+    sg4::this_actor::execute(seconds * host_speed_);
+  }
+  // Tensor ranks whose pipeline and data-parallel flows this actor simulates: its own, its whole
+  // group's, or one standing for all (one_rank_flows_).
+  std::vector<int> tensor_ranks(const ActorState& a) const {
+    if (full_) return {a.tp};
+    if (one_rank_flows_) return {0};
+    std::vector<int> all(t_);
+    for (int i = 0; i < t_; ++i) all[i] = i;
+    return all;
+  }
+
+  const Scenario& sc_;
+  const Workload& w_;
+  const std::vector<StageProgram>& programs_;
+  SimOptions opt_;
+  RankMap ranks_;
+  Shortcuts shortcuts_;
+  std::unique_ptr<Platform> platform_;
+  int t_ = 1, d_ = 1, cp_ = 1, p_ = 1, v_ = 1;
+  bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
+  int replicas_ = 1;  // data-parallel replicas simulated
+  CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
+  LoweringOptions lowering_;
+  double host_speed_ = 0;
+  std::uint64_t activities_ = 0;
+  int finished_ = 0;
+  std::vector<ActorTimeline> timelines_;
+  std::vector<ActorState> actors_;
+  std::vector<sg4::SemaphorePtr> act_ready_, grad_ready_;  // indexed by channel()
+  std::map<std::tuple<int, int, int>, Rendezvous> rendezvous_;
+  std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;  // [stage][chunk]
+};
+
+}  // namespace sim_detail
+}  // namespace trident
+
+#endif  // TRIDENT_ENGINE_STEP_SIMULATION_H_
