@@ -161,3 +161,37 @@ TEST_CASE("fast and full fidelity agree on context-parallel steps", "[engine][fi
     }
   }
 }
+
+TEST_CASE("the timeline records every ring transfer with its bytes and layer",
+          "[engine][trace][context]") {
+  Scenario sc =
+      scenario(hopper_cluster(1), gqa_model(2, 8192), plan(2, 1, 1, 1, 2, ScheduleKind::k1F1B));
+  sc.plan.context = 4;
+  const std::string text = run_isolated([&]() {
+    const Workload w = build_workload(sc);
+    const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), SimOptions{});
+    const ChunkWork& ch = w.stages[0].chunks[0];
+    const int expected = (ch.forward.ring_steps + ch.backward.ring_steps) * 2;  // 2 micro-batches
+    double bytes = 0;
+    int count = 0, with_layer = 0;
+    for (const Interval& iv : tl.actors.front().intervals) {
+      if (iv.kind != IntervalKind::kCpComm) continue;
+      ++count;
+      bytes += iv.bytes;
+      with_layer += iv.layer >= 0 && iv.end > iv.start;
+    }
+    std::ostringstream out;
+    out.precision(17);
+    out << tl.actors.size() << " " << expected << " " << count << " " << with_layer << " " << bytes
+        << " " << 2 * (ch.forward.cp_bytes + ch.backward.cp_bytes);
+    return out.str();
+  });
+  std::istringstream in(text);
+  int actors = 0, expected = 0, count = 0, with_layer = 0;
+  double bytes = 0, expected_bytes = 0;
+  in >> actors >> expected >> count >> with_layer >> bytes >> expected_bytes;
+  CHECK(actors == 4);  // one per context rank
+  CHECK(count == expected);
+  CHECK(with_layer == count);
+  CHECK(bytes == Approx(expected_bytes).epsilon(1e-12));
+}
