@@ -258,8 +258,9 @@ void write_trace(const Scenario& sc, const Workload& w, const std::vector<StageP
       for (size_t lane = 0; lane < lanes.size(); ++lane) {
         ++tid;
         const std::string name =
-            fmt::format("{} \u00b7 {}{} \u00b7 stage {}, dp {}", who, track_name(track),
-                        lane == 0 ? "" : fmt::format(" {}", lane + 1), a.stage, a.data_rank);
+            fmt::format("{} \u00b7 {}{} \u00b7 stage {}, dp {}{}", who, track_name(track),
+                        lane == 0 ? "" : fmt::format(" {}", lane + 1), a.stage, a.data_rank,
+                        plan.context > 1 ? fmt::format(", cp {}", a.context_rank) : "");
         emit(fmt::format(
             R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}","gpus":{},"stage":{},"data_rank":{},"tensor_rank":{}}}}})",
             pid, tid, name, gpus.dump(), a.stage, a.data_rank, a.tensor_rank));
