@@ -108,12 +108,10 @@ TEST_CASE("arguments that change the step but are not modelled are refused, each
           "[megatron]") {
   const std::string error =
       translate_error(std::string(kMinimal) +
-                      "--multi-latent-attention --context-parallel-size 2 --num-experts 8 "
-                      "--frobnicate 3");
-  CHECK_THAT(error, Catch::StartsWith("line.sh:1: --multi-latent-attention: changes the step but "
-                                      "is not modelled, refused: --multi-latent-attention (line "
-                                      "1; "));
-  for (const char* a : {"--multi-latent-attention", "--context-parallel-size 2", "--num-experts",
+                      "--encoder-num-layers 2 --cp-comm-type a2a+p2p --frobnicate 3");
+  CHECK_THAT(error, Catch::StartsWith("line.sh:1: --encoder-num-layers: changes the step but is "
+                                      "not modelled, refused: --encoder-num-layers"));
+  for (const char* a : {"--encoder-num-layers", "--cp-comm-type a2a+p2p",
                         "unknown to trident, refused: --frobnicate"}) {
     CHECK_THAT(error, Catch::Contains(a));
   }

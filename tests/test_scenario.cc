@@ -60,9 +60,10 @@ TEST_CASE("the shipped GPT-3 scenario resolves to the paper's plan", "[config]")
   CHECK(p.num_microbatches == 96);
   CHECK(p.schedule == ScheduleKind::k1F1B);
   CHECK(p.virtual_stages == 1);
-  CHECK(p.placement[0] == ParallelDim::kTensor);
-  CHECK(p.placement[1] == ParallelDim::kData);
-  CHECK(p.placement[2] == ParallelDim::kPipeline);
+  // [tensor, data, pipeline] in the file: context (size 1) goes right after tensor.
+  CHECK(p.placement == std::vector<ParallelDim>{ParallelDim::kTensor, ParallelDim::kContext,
+                                                ParallelDim::kData, ParallelDim::kPipeline});
+  CHECK(p.context == 1);
   CHECK(p.precision == Precision::kBf16);
   CHECK(p.gpus() == 1024);
   CHECK(s.sweep.empty());

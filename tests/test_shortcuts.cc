@@ -184,8 +184,8 @@ TEST_CASE("a fused pass records each TP collective where its closed form put it"
   nvl.latency = 0;
   Pass pass;
   pass.segments.resize(3);
-  pass.segments[0] = {1e-3, 1e8, CollectiveOp::kAllReduce, 0, 0, 4};         // 1.75 ms ring
-  pass.segments[1] = {2e-3, 1e8, CollectiveOp::kReduceScatter, 5e-3, 0, 5};  // hidden
+  pass.segments[0] = {1e-3, 1e8, CollectiveOp::kAllReduce, 0, 0, 4, {}};         // 1.75 ms ring
+  pass.segments[1] = {2e-3, 1e8, CollectiveOp::kReduceScatter, 5e-3, 0, 5, {}};  // hidden
   pass.segments[2].compute_s = 1e-3;
   ClusterSpec cluster;
   cluster.nvlink = nvl;

@@ -50,8 +50,7 @@ Variant parse_variant(const std::string& text) {
   return v;
 }
 
-std::array<ParallelDim, 3> inter_node_tp_placement(const PlanSpec& plan,
-                                                   const ClusterSpec& cluster) {
+std::vector<ParallelDim> inter_node_tp_placement(const PlanSpec& plan, const ClusterSpec& cluster) {
   const int island =
       cluster.nvlink.island_size > 0 ? cluster.nvlink.island_size : cluster.gpus_per_node;
   using D = ParallelDim;
@@ -60,9 +59,12 @@ std::array<ParallelDim, 3> inter_node_tp_placement(const PlanSpec& plan,
   return {D::kData, D::kPipeline, D::kTensor};
 }
 
-std::string placement_text(const std::array<ParallelDim, 3>& placement) {
-  return std::string("[") + parallel_dim_name(placement[0]) + ", " +
-         parallel_dim_name(placement[1]) + ", " + parallel_dim_name(placement[2]) + "]";
+std::string placement_text(const std::vector<ParallelDim>& placement) {
+  std::string out = "[";
+  for (size_t i = 0; i < placement.size(); ++i) {
+    out += std::string(i ? ", " : "") + parallel_dim_name(placement[i]);
+  }
+  return out + "]";
 }
 
 std::vector<Variant> tp_placement_variants(const std::string& names, const PlanSpec& plan,
@@ -70,7 +72,7 @@ std::vector<Variant> tp_placement_variants(const std::string& names, const PlanS
   const std::string label = "--tp-placement " + names;
   std::vector<Variant> out;
   for (const std::string& name : split_top_level(names)) {
-    std::array<ParallelDim, 3> placement;
+    std::vector<ParallelDim> placement;
     if (name == "intra") {
       placement = {ParallelDim::kTensor, ParallelDim::kData, ParallelDim::kPipeline};
     } else if (name == "inter") {

@@ -32,11 +32,10 @@ Variant parse_variant(const std::string& text);
 //   [data, tensor, pipeline]  when data >= island size (TP stride d; stages stay outermost),
 //   [pipeline, tensor, data]  when pipeline >= island size (TP stride p),
 //   [data, pipeline, tensor]  otherwise (TP stride d*p, the widest spread there is).
-std::array<ParallelDim, 3> inter_node_tp_placement(const PlanSpec& plan,
-                                                   const ClusterSpec& cluster);
+std::vector<ParallelDim> inter_node_tp_placement(const PlanSpec& plan, const ClusterSpec& cluster);
 
 // "[tensor, data, pipeline]": a placement as a YAML flow list, for --set.
-std::string placement_text(const std::array<ParallelDim, 3>& placement);
+std::string placement_text(const std::vector<ParallelDim>& placement);
 
 // The `--tp-placement` variants for `names` (a comma-separated list of "intra" and "inter", in
 // the order given; the first is the baseline): intra = [tensor, data, pipeline], inter =

@@ -31,10 +31,11 @@ std::string summary(const CheckedConfigFile& file) {
     case ConfigFileKind::kScenario: {
       const PlanSpec& p = s.plan;
       return kind + ": " + s.model.name + " on " + s.cluster.name +
-             ", t=" + std::to_string(p.tensor) + " p=" + std::to_string(p.pipeline) +
-             " d=" + std::to_string(p.data) + " (" + std::to_string(p.gpus()) + " of " +
-             std::to_string(s.cluster.total_gpus()) + " GPUs), " +
-             std::to_string(p.num_microbatches) + " micro-batches of " +
+             ", t=" + std::to_string(p.tensor) +
+             (p.context > 1 ? " cp=" + std::to_string(p.context) : std::string()) +
+             " p=" + std::to_string(p.pipeline) + " d=" + std::to_string(p.data) + " (" +
+             std::to_string(p.gpus()) + " of " + std::to_string(s.cluster.total_gpus()) +
+             " GPUs), " + std::to_string(p.num_microbatches) + " micro-batches of " +
              std::to_string(p.micro_batch_size);
     }
     case ConfigFileKind::kCluster:

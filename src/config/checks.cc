@@ -118,6 +118,41 @@ std::vector<SpecIssue> model_issues(const ModelSpec& m) {
   return issues;
 }
 
+// Context parallelism as Megatron-Core runs it: the sequence in 2 × cp chunks (causal load
+// balance, megatron/core/utils.py get_batch_on_this_cp_rank), each rank's s / cp tokens split
+// again over t under sequence parallelism; attention through Transformer Engine's fused
+// kernels (the local, unfused attention has no context parallelism).
+namespace {
+void context_parallel_issues(const PlanSpec& p, const ModelSpec& m, const ClusterSpec& c,
+                             std::vector<SpecIssue>* issues) {
+  if (p.context < 2) return;
+  const std::int64_t chunks = checked_mul(2, p.context);
+  const std::int64_t split = p.sequence_parallel ? checked_mul(chunks, p.tensor) : chunks;
+  if (split < 0 || m.seq_length % split != 0) {
+    add(issues, {"plan.context_parallel", "model.seq_length"},
+        "model.seq_length " + str(m.seq_length) + " is not divisible by " +
+            (p.sequence_parallel ? "tensor_parallel × 2 × context_parallel = " + str(p.tensor) +
+                                       " × 2 × " + str(p.context)
+                                 : "2 × context_parallel = 2 × " + str(p.context)) +
+            " (expected " + (p.sequence_parallel ? "t × " : "") +
+            "2 × cp equal chunks, as Megatron-Core splits the sequence)");
+  }
+  if (p.cp_comm_type != CpCommType::kP2p) {
+    add(issues, {"plan.cp_comm_type"},
+        std::string("cp_comm_type ") + cp_comm_type_name(p.cp_comm_type) +
+            " is not modelled yet (expected p2p)");
+  }
+  if (resolve_attention_backend(p.attention_backend, c.gpu.architecture) ==
+      AttentionBackend::kUnfused) {
+    add(issues, {"plan.context_parallel", "plan.attention_backend"},
+        "context_parallel " + str(p.context) +
+            " needs fused attention (Transformer Engine's context-parallel attention); "
+            "attention_backend resolves to unfused (expected flash or fused, or a GPU with "
+            "cluster.gpu.architecture)");
+  }
+}
+}  // namespace
+
 std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
                                           const ClusterSpec& c) {
   std::vector<SpecIssue> issues;
@@ -149,14 +184,17 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
         std::string("fp8_attention needs precision fp8 (precision is ") +
             precision_name(p.precision) + ")");
   }
-  const std::int64_t gpus = checked_mul(checked_mul(p.tensor, p.pipeline), p.data);
+  const std::int64_t gpus =
+      checked_mul(checked_mul(checked_mul(p.tensor, p.context), p.pipeline), p.data);
   const std::int64_t cluster_gpus = checked_mul(c.nodes, c.gpus_per_node);
   if (gpus < 0 || gpus > cluster_gpus) {
     add(&issues, {"plan.data_parallel", "plan.tensor_parallel"},
         "plan uses " + (gpus < 0 ? std::string("too many") : str(gpus)) + " GPUs but cluster has " +
-            str(cluster_gpus) + " (tensor " + str(p.tensor) + " × pipeline " + str(p.pipeline) +
-            " × data " + str(p.data) + ")");
+            str(cluster_gpus) + " (tensor " + str(p.tensor) +
+            (p.context > 1 ? " × context " + str(p.context) : std::string()) + " × pipeline " +
+            str(p.pipeline) + " × data " + str(p.data) + ")");
   }
+  context_parallel_issues(p, m, c, &issues);
   if (m.num_attention_heads % p.tensor != 0) {
     add(&issues, {"plan.tensor_parallel"},
         "model.num_attention_heads " + str(m.num_attention_heads) +
@@ -234,7 +272,8 @@ double estimated_sim_activities(const PlanSpec& p, const ModelSpec& m, const Clu
   const double t = p.tensor, pp = p.pipeline, d = p.data, v = p.virtual_stages;
   double chunk_layers = double(m.num_layers) / (pp * v);
   for (int n : p.pipeline_layers) chunk_layers = std::max(chunk_layers, double(n));
-  const double actors = pp * d * (full ? t : 1);
+  const double cp = p.context;
+  const double actors = pp * d * cp * (full ? t : 1);
   const double passes = 2.0 * p.num_microbatches * v;
   // Per pass: compute, a wait, the activation flows (one per tensor rank), and per layer two
   // TP all-reduces, each an overlapped kernel plus its flows: the fast actor moves all t
@@ -246,17 +285,21 @@ double estimated_sim_activities(const PlanSpec& p, const ModelSpec& m, const Clu
       p.placement[0] == ParallelDim::kTensor && p.tensor <= c.nvlink.island_size;
   const double flows = full ? 3 * (t - 1) : (tp_in_island ? t : 3 * t);
   const double tp = t > 1 ? 2 * chunk_layers * (1 + flows) : 0;
-  const double per_pass = 2 + (full ? 1 : t) + tp;
+  // Context parallelism: per layer and pass, cp ring steps of t flows (one in full fidelity).
+  const double ring = cp > 1 ? chunk_layers * cp * (2 + (full ? 1 : t)) : 0;
+  const double per_pass = 2 + (full ? 1 : t) + tp + ring;
   // Data-parallel reduction: a bucket per layer at most, each a ring over d.
   const double buckets = chunk_layers * v + 2;
-  const double dp = d > 1 ? pp * buckets * t * d * (full ? 2 * (d - 1) : 2) : 0;
+  const double dc = d * cp;
+  const double dp = dc > 1 ? pp * buckets * t * dc * (full ? 2 * (dc - 1) : 2) : 0;
   return actors * passes * per_pass + dp;
 }
 
 std::vector<SpecIssue> simulation_size_issues(const PlanSpec& p, const ModelSpec& m,
                                               const ClusterSpec& c, bool full) {
   std::vector<SpecIssue> issues;
-  const std::int64_t gpus = checked_mul(checked_mul(p.tensor, p.pipeline), p.data);
+  const std::int64_t gpus =
+      checked_mul(checked_mul(checked_mul(p.tensor, p.context), p.pipeline), p.data);
   if (gpus < 0 || gpus > limits::kMaxSimulatedGpus) {
     add(&issues, {"plan.data_parallel", "plan.pipeline_parallel", "plan.tensor_parallel"},
         "plan uses " + str(gpus) + " GPUs, more than the " + str(limits::kMaxSimulatedGpus) +

@@ -75,7 +75,8 @@ const std::map<std::string, Arg>& known_args() {
       {"--bf16", {Use::kSpecial, true, ""}},
       {"--fp16", {Use::kSpecial, true, ""}},
       {"--fp8-format", {Use::kSpecial, false, ""}},
-      {"--context-parallel-size", {Use::kSpecial, false, ""}},
+      {"--context-parallel-size", {Use::kPlan, false, "context_parallel"}},
+      {"--cp-comm-type", {Use::kSpecial, false, ""}},
       {"--expert-model-parallel-size", {Use::kSpecial, false, ""}},
       {"--attention-backend", {Use::kSpecial, false, ""}},
       // Refused: they change the step and trident does not model them.
@@ -273,9 +274,18 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   const auto has = [&](const char* n) { return given.count(n) > 0; };
   const auto get = [&](const char* n) { return given.at(n); };
   // Arguments whose value decides whether trident models them.
-  if (has("--context-parallel-size") && get("--context-parallel-size") != "1") {
-    refused.push_back("--context-parallel-size " + get("--context-parallel-size") +
-                      " (context parallelism is not modelled)");
+  // Megatron's choices (megatron/training/arguments.py) are p2p, a2a, allgather and a2a+p2p;
+  // Transformer Engine spells the second all_gather, as trident does.
+  if (has("--cp-comm-type")) {
+    const std::string c = get("--cp-comm-type");
+    if (c == "p2p" || c == "a2a") {
+      plan["cp_comm_type"] = c;
+    } else if (c == "allgather" || c == "all_gather") {
+      plan["cp_comm_type"] = "all_gather";
+    } else {
+      refused.push_back("--cp-comm-type " + c +
+                        " (hierarchical a2a+p2p context parallelism is not modelled)");
+    }
   }
   if (has("--expert-model-parallel-size") && get("--expert-model-parallel-size") != "1") {
     refused.push_back("--expert-model-parallel-size (mixture of experts is not modelled)");

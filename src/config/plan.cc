@@ -55,14 +55,51 @@ const char* parallel_dim_name(ParallelDim d) {
       return "data";
     case ParallelDim::kPipeline:
       return "pipeline";
+    case ParallelDim::kContext:
+      return "context";
   }
   return "?";
 }
 
 bool parse_parallel_dim(const std::string& name, ParallelDim* out) {
-  for (ParallelDim d : {ParallelDim::kTensor, ParallelDim::kData, ParallelDim::kPipeline}) {
+  for (ParallelDim d :
+       {ParallelDim::kTensor, ParallelDim::kContext, ParallelDim::kData, ParallelDim::kPipeline}) {
     if (name == parallel_dim_name(d)) {
       *out = d;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<ParallelDim> full_placement(const std::vector<ParallelDim>& placement) {
+  for (ParallelDim d : placement) {
+    if (d == ParallelDim::kContext) return placement;
+  }
+  std::vector<ParallelDim> out;
+  for (ParallelDim d : placement) {
+    out.push_back(d);
+    if (d == ParallelDim::kTensor) out.push_back(ParallelDim::kContext);
+  }
+  return out;
+}
+
+const char* cp_comm_type_name(CpCommType c) {
+  switch (c) {
+    case CpCommType::kP2p:
+      return "p2p";
+    case CpCommType::kAllGather:
+      return "all_gather";
+    case CpCommType::kA2a:
+      return "a2a";
+  }
+  return "?";
+}
+
+bool parse_cp_comm_type(const std::string& name, CpCommType* out) {
+  for (CpCommType c : {CpCommType::kP2p, CpCommType::kAllGather, CpCommType::kA2a}) {
+    if (name == cp_comm_type_name(c)) {
+      *out = c;
       return true;
     }
   }

@@ -13,7 +13,15 @@ namespace trident {
 
 enum class ScheduleKind { kGpipe, k1F1B, kInterleaved1F1B };
 enum class Recompute { kNone, kSelective, kFull };
-enum class ParallelDim { kTensor, kData, kPipeline };
+enum class ParallelDim { kTensor, kData, kPipeline, kContext };
+// Megatron-Core --cp-comm-type: how context-parallel attention exchanges keys and values
+// (Transformer Engine, transformer_engine/pytorch/attention/dot_product_attention/
+// context_parallel.py). kP2p: K/V blocks passed around the CP ring, each send/recv overlapped
+// with the attention block before it (AttnFuncWithCPAndKVP2P). kAllGather: K/V all-gathered
+// before attention (AttnFuncWithCPAndKVAllGather). kA2a: all-to-all of Q, K, V over the CP
+// group so each rank holds the whole sequence for heads / cp (AttnFuncWithCPAndQKVOA2A,
+// DeepSpeed-Ulysses).
+enum class CpCommType { kP2p, kAllGather, kA2a };
 // Megatron-Core --attention-backend. kUnfused: QK^T, softmax, dropout and attention over V as
 // separate kernels with the s x s scores in HBM (Megatron 2020-22). kFlash / kFused: one
 // FlashAttention / cuDNN kernel per pass. kAuto: what Megatron-Core with Transformer Engine
@@ -35,6 +43,11 @@ const char* recompute_name(Recompute r);
 bool parse_recompute(const std::string& name, Recompute* out);
 const char* parallel_dim_name(ParallelDim d);
 bool parse_parallel_dim(const std::string& name, ParallelDim* out);
+// Returns `placement` with context inserted right after tensor when it is missing (a
+// 3-entry placement of tensor, data and pipeline), else `placement` itself.
+std::vector<ParallelDim> full_placement(const std::vector<ParallelDim>& placement);
+const char* cp_comm_type_name(CpCommType c);
+bool parse_cp_comm_type(const std::string& name, CpCommType* out);
 const char* attention_backend_name(AttentionBackend b);
 bool parse_attention_backend(const std::string& name, AttentionBackend* out);
 const char* fp8_recipe_name(Fp8Recipe r);
@@ -50,7 +63,8 @@ AttentionBackend resolve_attention_backend(AttentionBackend b, GpuArchitecture a
 struct PlanSpec {
   int tensor = 1;
   int pipeline = 1;
-  int data = 1;  // resolved: default gpus / (tensor * pipeline)
+  int context = 1;  // context-parallel size cp: each rank holds seq_length / cp tokens
+  int data = 1;     // resolved: default gpus / (tensor * context * pipeline)
   int micro_batch_size = 1;
   int global_batch_size = 0;  // resolved: = num_microbatches * micro_batch_size * data
   int num_microbatches = 0;   // per pipeline; resolved from global_batch_size if not given
@@ -70,9 +84,12 @@ struct PlanSpec {
   // Sequence parallelism: each TP all-gather / reduce-scatter split into chunks overlapped
   // with its GEMM, as Transformer Engine's userbuffers run them (--tp-comm-overlap).
   bool tp_comm_overlap = false;
-  // Rank order, fastest-varying first. [tensor, data, pipeline] keeps a TP group inside a node.
-  std::array<ParallelDim, 3> placement{ParallelDim::kTensor, ParallelDim::kData,
-                                       ParallelDim::kPipeline};
+  CpCommType cp_comm_type = CpCommType::kP2p;
+  // Rank order, fastest-varying first (Megatron-Core's RankGenerator order tp-cp-dp-pp).
+  // [tensor, context, data, pipeline] keeps a TP group inside a node; a 3-entry placement
+  // without context means context right after tensor (full_placement).
+  std::vector<ParallelDim> placement{ParallelDim::kTensor, ParallelDim::kContext,
+                                     ParallelDim::kData, ParallelDim::kPipeline};
   Precision precision = Precision::kBf16;
   AttentionBackend attention_backend = AttentionBackend::kAuto;
   // precision fp8 only: the scaling recipe, and whether attention runs in FP8 too (otherwise
@@ -90,7 +107,10 @@ struct PlanSpec {
   double gpu_hour_price = 0;  // per GPU-hour; meaningful when has_gpu_hour_price
   bool has_gpu_hour_price = false;
 
-  int gpus() const { return tensor * pipeline * data; }
+  int gpus() const { return tensor * context * pipeline * data; }
+  // Members of Megatron's data-parallel group with context parallelism (the dp-cp group that
+  // reduces gradients and shards the distributed optimizer): d * cp.
+  int data_context() const { return data * context; }
   // Gradients sharded over data parallelism (optim_grads, optim_grads_params).
   bool shards_gradients() const { return dp_sharding >= DpSharding::kOptimGrads; }
   // Weights sharded and gathered per layer before use (optim_grads_params).

@@ -9,18 +9,19 @@
 namespace trident {
 namespace {
 
-std::array<ParallelDim, 3> read_placement(const MapReader& map) {
-  const std::string expected = "a list of tensor, data and pipeline, each once, fastest first";
+// Reads a placement of tensor, context, data and pipeline (context may be left out: it then
+// goes right after tensor, see full_placement).
+std::vector<ParallelDim> read_placement(const MapReader& map) {
+  const std::string expected =
+      "a list of tensor, context, data and pipeline, each once, fastest first (context may be "
+      "left out)";
   const YamlNode* list = map.get("placement");
   if (!list->is_sequence())
     map.fail("placement", "expected " + expected + ", got " + list->describe());
-  if (list->items.size() != 3) {
-    map.fail("placement",
-             "has " + std::to_string(list->items.size()) + " entries (expected " + expected + ")");
-  }
-  std::array<ParallelDim, 3> out{};
+  const size_t n = list->items.size();
+  std::vector<ParallelDim> out;
   std::set<ParallelDim> seen;
-  for (size_t i = 0; i < 3; ++i) {
+  for (size_t i = 0; i < n && i < 4; ++i) {
     const YamlNode& item = *list->items[i];
     ParallelDim d{};
     if (!item.is_scalar() || !parse_parallel_dim(item.scalar, &d)) {
@@ -34,9 +35,13 @@ std::array<ParallelDim, 3> read_placement(const MapReader& map) {
           location_of(item.mark, map.key_path("placement")),
           std::string("`") + item.scalar + "` appears twice (expected " + expected + ")");
     }
-    out[i] = d;
+    out.push_back(d);
   }
-  return out;
+  const bool has_context = seen.count(ParallelDim::kContext) > 0;
+  if (n != (has_context ? 4u : 3u)) {
+    map.fail("placement", "has " + std::to_string(n) + " entries (expected " + expected + ")");
+  }
+  return full_placement(out);
 }
 
 std::vector<int> read_layer_list(const MapReader& map) {
@@ -98,6 +103,8 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   PlanSpec p;
   map.field([&] { p.tensor = static_cast<int>(*map.integer("tensor_parallel")); });
   map.field([&] { p.pipeline = static_cast<int>(*map.integer("pipeline_parallel")); });
+  map.field([&] { p.context = static_cast<int>(*map.integer("context_parallel")); });
+  map.field([&] { parse_cp_comm_type(*map.text("cp_comm_type"), &p.cp_comm_type); });
   given->data = map.has("data_parallel");
   map.field([&] { p.data = static_cast<int>(map.integer("data_parallel").value_or(0)); });
   map.field([&] { p.micro_batch_size = static_cast<int>(*map.integer("micro_batch_size")); });
@@ -210,13 +217,16 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
 void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpec& cluster,
                   const ModelSpec& model, PlanSpec* p) {
   const std::int64_t cluster_gpus = checked_mul(cluster.nodes, cluster.gpus_per_node);
-  const std::int64_t tp = checked_mul(p->tensor, p->pipeline);
+  const std::int64_t tp = checked_mul(checked_mul(p->tensor, p->context), p->pipeline);
   if (!given.data) {
     if (tp < 0 || tp > cluster_gpus) {
-      plan_fail(map, map.has("pipeline_parallel") ? "pipeline_parallel" : "tensor_parallel",
+      plan_fail(map,
+                map.has("pipeline_parallel")  ? "pipeline_parallel"
+                : map.has("context_parallel") ? "context_parallel"
+                                              : "tensor_parallel",
                 "plan uses " + str(tp) + " GPUs but cluster has " + str(cluster_gpus) +
-                    " (tensor " + str(p->tensor) + " × pipeline " + str(p->pipeline) +
-                    ", and data_parallel at least 1)");
+                    " (tensor " + str(p->tensor) + " × context " + str(p->context) +
+                    " × pipeline " + str(p->pipeline) + ", and data_parallel at least 1)");
     }
     p->data = static_cast<int>(cluster_gpus / tp);
   }

@@ -432,8 +432,21 @@ std::vector<SettingSection> build_sections() {
                           "Pipeline-parallel size p: the layers split into p stages."),
                   "1"),
               "--pipeline-model-parallel-size"),
+           mg(def(integer("context_parallel", 1, limits::kMaxGpus,
+                          "Context-parallel size cp: each sequence split over cp GPUs "
+                          "(2 × cp chunks for causal load balance); attention passes keys "
+                          "and values between them."),
+                  "1"),
+              "--context-parallel-size"),
+           mg(def(choice("cp_comm_type", {"p2p", "all_gather", "a2a"},
+                         "Context-parallel attention: p2p passes K/V blocks around the CP ring, "
+                         "each transfer overlapped with an attention block (Transformer "
+                         "Engine's AttnFuncWithCPAndKVP2P); all_gather and a2a are refused "
+                         "for now (not modelled)."),
+                  "p2p"),
+              "--cp-comm-type"),
            derived(integer("data_parallel", 1, limits::kMaxGpus, "Data-parallel size d."),
-                   "cluster GPUs / (tensor_parallel × pipeline_parallel)"),
+                   "cluster GPUs / (tensor_parallel × context_parallel × pipeline_parallel)"),
            mg(req(integer("micro_batch_size", 1, limits::kMaxMicroBatchSize,
                           "Sequences per micro-batch.")),
               "--micro-batch-size"),
@@ -502,9 +515,11 @@ std::vector<SettingSection> build_sections() {
                   "false"),
               "--tp-comm-overlap"),
            def(row("placement", K::kList,
-                   "Rank order, fastest-varying first: a list of tensor, data and pipeline, "
-                   "each once. Tensor first keeps TP groups inside an NVLink island."),
-               "[tensor, data, pipeline]"),
+                   "Rank order, fastest-varying first: a list of tensor, context, data and "
+                   "pipeline, each once (Megatron-Core's order tp-cp-dp-pp). Tensor first "
+                   "keeps TP groups inside an NVLink island; a list without context puts it "
+                   "right after tensor."),
+               "[tensor, context, data, pipeline]"),
            mg(def(choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"},
                          "Datatype of the GEMMs (and the peak they run at)."),
                   "bf16"),

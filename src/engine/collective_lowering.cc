@@ -109,4 +109,13 @@ std::vector<Phase> lower_all_to_all_pairwise(const Rings& groups, double bytes) 
   return {phase};
 }
 
+std::vector<Phase> lower_ring_exchange(const std::vector<std::vector<int>>& rings, double bytes) {
+  Phase phase;
+  for (const std::vector<int>& ring : rings) {
+    const size_t n = ring.size();
+    for (size_t i = 0; i < n; ++i) phase.flows.push_back({ring[i], ring[(i + 1) % n], bytes});
+  }
+  return {phase};
+}
+
 }  // namespace trident

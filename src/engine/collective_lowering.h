@@ -74,6 +74,12 @@ std::vector<Phase> lower_mirrored(const CollectivePlan& plan, int gpu, const Clu
 std::vector<Phase> lower_all_to_all_pairwise(const std::vector<std::vector<int>>& groups,
                                              double bytes);
 
+// Returns one phase in which every member of each ring in `rings` sends `bytes` to its
+// successor (the last to the first): one step of context-parallel attention, each rank passing
+// its K/V (and dK/dV) block on (Transformer Engine's send/recv pair per step). Requires rings of
+// at least two members.
+std::vector<Phase> lower_ring_exchange(const std::vector<std::vector<int>>& rings, double bytes);
+
 }  // namespace trident
 
 #endif  // TRIDENT_ENGINE_COLLECTIVE_LOWERING_H_

@@ -1,15 +1,7 @@
 #include "engine/simulator.h"
 
 #include <algorithm>
-#include <map>
-#include <memory>
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Exec.hpp>
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
 #include <string>
-#include <tuple>
 
 #include "core/errors.h"
 #include "engine/collective_lowering.h"
@@ -43,7 +35,8 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     gathers = &a.step_gathers;
     waited = &a.gathers_waited;
   }
-  if (fuse_tp_ && !fill_buckets && waits == nullptr) {
+  const bool ring = pass.ring_steps > 0;
+  if (fuse_tp_ && !fill_buckets && waits == nullptr && !ring) {
     compute(fused.duration);
     tl.compute_s += pass.compute_s;
     tl.tp_exposed_s += fused.tp_exposed;
@@ -52,6 +45,8 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     return;
   }
   double pending = 0;  // closed-form time not yet executed (fused mode)
+  // Fused passes with a CP ring: each TP collective recorded where it ran.
+  const bool record_here = fuse_tp_ && ring && opt_.record_intervals && a.record_closed_form;
   for (size_t i = 0; i < pass.segments.size(); ++i) {
     const Segment& seg = pass.segments[i];
     if (waits != nullptr && (*waits)[i] >= 0) {
@@ -59,7 +54,22 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
       pending = 0;
       wait_gathers(a, *gathers, (*waits)[i], waited, mb, chunk);
     }
+    if (!seg.ring.empty()) {
+      compute(pending);
+      pending = 0;
+      for (const RingStep& step : seg.ring) ring_step(a, step, mb, chunk, seg.layer);
+    }
     if (fuse_tp_) {
+      if (record_here && seg.tp_bytes > 0 && t_ > 1) {
+        const double at = sg4::Engine::get_clock() + pending + seg.compute_s;
+        Interval* iv = record(
+            a, IntervalKind::kTpComm, at,
+            at + island_collective_time(seg.tp_op, t_, seg.tp_bytes, sc_.cluster), mb, chunk);
+        iv->tp = TpTiming::kClosedForm;
+        iv->op = seg.tp_op;
+        iv->bytes = seg.tp_bytes;
+        iv->layer = seg.layer;
+      }
       pending += fuse_segment(seg, t_, sc_.cluster, &tl.tp_exposed_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
     } else {
@@ -97,7 +107,11 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
   compute(pending);
   if (fill_buckets) maybe_launch_bucket(a, true);
   TpTiming tp = TpTiming::kNone;
-  if (fuse_tp_) {
+  if (fuse_tp_ && ring) {
+    tp = fused.collectives.empty() ? TpTiming::kNone
+         : record_here             ? TpTiming::kClosedForm
+                                   : TpTiming::kClosedFormUnrecorded;
+  } else if (fuse_tp_) {
     tp = record_fused(a, pass, fused, start, mb, chunk);
   } else if (t_ > 1 && pass.collectives > 0) {
     tp = TpTiming::kSimulated;
@@ -115,8 +129,8 @@ void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePt
   // The transfer starts once both sides are ready (rendezvous), one flow per tensor rank.
   std::vector<Flow> flows;
   for (int r : tensor_ranks(a)) {
-    flows.push_back(
-        {ranks_.gpu(r, a.dp, from.stage), ranks_.gpu(r, a.dp, a.pp), w_.stages[a.pp].p2p_bytes});
+    flows.push_back({ranks_.gpu(r, a.cp, a.dp, from.stage), ranks_.gpu(r, a.cp, a.dp, a.pp),
+                     w_.stages[a.pp].p2p_bytes});
   }
   run_flows(*platform_, flows, &activities_);
   a.tl->pp_exposed_s += sg4::Engine::get_clock() - now;
@@ -135,21 +149,21 @@ void StepSimulation::actor_main(ActorState& a) {
     const int c = in.chunk;
     switch (in.kind) {
       case InstrKind::kRecvActivation:
-        recv(a, previous_virtual_stage(a.pp, c, p_), act_ready_[channel(a.tp, a.dp, a.pp, c)],
-             in.microbatch, c);
+        recv(a, previous_virtual_stage(a.pp, c, p_), act_ready_[channel(a, a.pp, c)], in.microbatch,
+             c);
         break;
       case InstrKind::kRecvGradient:
-        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a.tp, a.dp, a.pp, c)],
-             in.microbatch, c);
+        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a, a.pp, c)], in.microbatch,
+             c);
         break;
       case InstrKind::kSendActivation: {
         const StageChunk to = next_virtual_stage(a.pp, c, p_);
-        act_ready_[channel(a.tp, a.dp, to.stage, to.chunk)]->release();
+        act_ready_[channel(a, to.stage, to.chunk)]->release();
         break;
       }
       case InstrKind::kSendGradient: {
         const StageChunk to = previous_virtual_stage(a.pp, c, p_);
-        grad_ready_[channel(a.tp, a.dp, to.stage, to.chunk)]->release();
+        grad_ready_[channel(a, to.stage, to.chunk)]->release();
         break;
       }
       case InstrKind::kForward:
@@ -216,18 +230,18 @@ Timeline StepSimulation::run() {
       layer_fwd_.back().push_back(layer_gathers(ch.forward));
       layer_bwd_.back().push_back(layer_gathers(ch.backward));
     }
-    if (sc_.plan.overlap_param_gather && !sharded_params_ && d_ > 1) {
+    if (sc_.plan.overlap_param_gather && !sharded_params_ && dc_ > 1) {
       step_gathers_.push_back(bucket_gathers(st, st.grad_bucket_params));
     }
   }
   const int tensor_actors = full_ ? t_ : 1;
   const int replicas = full_ ? d_ : replicas_;
-  const int count = p_ * replicas * tensor_actors;
+  const int count = p_ * replicas * cp_ * tensor_actors;
   // The trace-size budget: the closed-form TP collectives all actors' fused passes would record.
   long closed_form = 0;
   for (int pp = 0; fuse_tp_ && pp < p_; ++pp) {
-    closed_form +=
-        fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas * tensor_actors;
+    closed_form += fused_collectives(programs_[pp], fused_fwd_[pp], fused_bwd_[pp]) * replicas *
+                   cp_ * tensor_actors;
   }
   const bool record_all_closed_form = closed_form <= opt_.max_closed_form_intervals;
   timelines_.resize(count);
@@ -238,23 +252,28 @@ Timeline StepSimulation::run() {
   }
   for (int pp = 0; pp < p_; ++pp) {
     for (int dp = 0; dp < replicas; ++dp) {
-      for (int tp = 0; tp < tensor_actors; ++tp) {
-        const int id = actor_id(tp, dp, pp);
-        ActorTimeline& tl = timelines_[id];
-        tl.stage = pp;
-        tl.data_rank = dp;
-        tl.tensor_rank = full_ ? tp : -1;
-        tl.gpus = full_ ? 1 : t_ * (d_ / replicas);
-        ActorState& a = actors_[id];
-        a.tl = &tl;
-        a.tp = tp;
-        a.dp = dp;
-        a.pp = pp;
-        a.record_closed_form = record_all_closed_form || dp == 0;
-        sg4::Host* host = platform_->host(ranks_.gpu(tp, dp, pp));
-        sg4::Actor::create(
-            "s" + std::to_string(pp) + "d" + std::to_string(dp) + "t" + std::to_string(tp), host,
-            [this, &a]() { actor_main(a); });
+      for (int cp = 0; cp < cp_; ++cp) {
+        for (int tp = 0; tp < tensor_actors; ++tp) {
+          const int id = actor_id(tp, cp, dp, pp);
+          ActorTimeline& tl = timelines_[id];
+          tl.stage = pp;
+          tl.data_rank = dp;
+          tl.context_rank = cp;
+          tl.tensor_rank = full_ ? tp : -1;
+          tl.gpus = full_ ? 1 : t_ * (d_ / replicas);
+          ActorState& a = actors_[id];
+          a.tl = &tl;
+          a.tp = tp;
+          a.cp = cp;
+          a.dp = dp;
+          a.pp = pp;
+          a.record_closed_form = record_all_closed_form || (dp == 0 && cp == 0);
+          sg4::Host* host = platform_->host(ranks_.gpu(tp, cp, dp, pp));
+          const std::string context = cp_ > 1 ? "c" + std::to_string(cp) : "";
+          sg4::Actor::create("s" + std::to_string(pp) + "d" + std::to_string(dp) + context + "t" +
+                                 std::to_string(tp),
+                             host, [this, &a]() { actor_main(a); });
+        }
       }
     }
   }

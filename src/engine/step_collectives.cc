@@ -1,5 +1,8 @@
-// The collectives of the step simulation: rendezvous of their members, TP chunks beside
-// GEMMs, data-parallel buckets and parameter gathers.
+// The collectives of the step simulation: rendezvous of their members, lowering to flows, TP
+// chunks beside GEMMs, data-parallel buckets and parameter gathers, and the context-parallel
+// ring steps.
+#include <algorithm>
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
@@ -17,14 +20,21 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
   std::vector<std::vector<int>> groups;
   int participants = 1, group_id = 0, seq = 0;
   if (kind == CollKind::kTensor) {
-    groups.push_back(ranks_.tensor_group(a.dp, a.pp));
+    groups.push_back(ranks_.tensor_group(a.cp, a.dp, a.pp));
     participants = full_ ? t_ : 1;
-    group_id = a.pp * d_ + a.dp;
+    group_id = (a.pp * d_ + a.dp) * cp_ + a.cp;
     seq = a.tp_seq++;
+  } else if (kind == CollKind::kContext) {
+    for (int r : tensor_ranks(a)) groups.push_back(ranks_.context_group(r, a.dp, a.pp));
+    participants = cp_;
+    group_id = full_ ? (a.pp * d_ + a.dp) * t_ + a.tp : a.pp * replicas_ + a.dp;
+    seq = a.cp_seq++;
   } else {
+    // Megatron's data-parallel group with context parallelism: d * cp members. One replica
+    // mirrored: each context rank's ring edge runs on its own NIC, alone.
     for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
-    participants = replicas_;
-    group_id = full_ ? a.pp * t_ + a.tp : a.pp;
+    participants = one_replica_ ? 1 : replicas_ * cp_;
+    group_id = full_ ? a.pp * t_ + a.tp : (one_replica_ ? a.pp * cp_ + a.cp : a.pp);
     seq = kind == CollKind::kGather ? a.gather_seq++ : a.dp_seq++;
   }
   const auto key = std::make_tuple(static_cast<int>(kind), group_id, seq);
@@ -36,10 +46,16 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     std::vector<ActorState*> members = std::move(rv.members);
     rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    auto phases = kind != CollKind::kTensor && one_replica_
-                      ? lower_mirrored(choose_collective_plan(op, {d_, d_, 1}, bytes, sc_.cluster),
-                                       groups.front().front(), sc_.cluster)
-                      : lower_collective(op, groups, bytes, island_of, lowering_);
+    std::vector<Phase> phases;
+    if (kind == CollKind::kContext) {
+      phases = lower_ring_exchange(groups, bytes);
+    } else if (one_replica_ && kind != CollKind::kTensor) {
+      // One replica mirrored: each context rank's edge of the d x cp ring on its own NIC.
+      phases = lower_mirrored(choose_collective_plan(op, {dc_, dc_, 1}, bytes, sc_.cluster),
+                              ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp), sc_.cluster);
+    } else {
+      phases = lower_collective(op, groups, bytes, island_of, lowering_);
+    }
     if (step >= 0) {
       // One ring step: the uncollapsed ring's phase `step`; a lowering that is not one ring
       // (hierarchical) runs whole in step 0.
@@ -163,6 +179,29 @@ void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
   const double bytes = a.bucket_params * st.grad_bytes / st.params_per_gpu;
   a.bucket_params = 0;
   a.pending_buckets.push_back(join(a, CollKind::kData, dp_op_, bytes, /*async=*/true));
+}
+
+void StepSimulation::ring_step(ActorState& a, const RingStep& step, int mb, int chunk, int layer) {
+  a.tl->compute_s += step.compute_s;
+  if (step.bytes <= 0) {
+    compute(step.compute_s);
+    return;
+  }
+  // Transformer Engine launches the send/recv, runs the block, then waits for both.
+  const double start = sg4::Engine::get_clock();
+  sg4::ExecPtr block;
+  if (step.compute_s > 0) {
+    ++activities_;
+    block = sg4::this_actor::exec_async(step.compute_s * host_speed_);
+  }
+  join(a, CollKind::kContext, CollectiveOp::kAllGather, step.bytes, /*async=*/false)->acquire();
+  const double transfer_end = sg4::Engine::get_clock();
+  if (block) block->wait();
+  a.tl->cp_exposed_s += std::max(0.0, (sg4::Engine::get_clock() - start) - step.compute_s);
+  if (Interval* iv = record(a, IntervalKind::kCpComm, start, transfer_end, mb, chunk)) {
+    iv->bytes = step.bytes;
+    iv->layer = layer;
+  }
 }
 
 }  // namespace trident

@@ -1,6 +1,6 @@
-// The step simulation's actors and their shared state (internal to src/engine): one actor per
-// GPU (full fidelity) or per tensor-parallel group (fast), running its stage's program; the
-// collectives they join (step_collectives.cc) and the passes they run (simulator.cc).
+// The step simulation's actors and their state (engine-internal; SimGrid). simulator.cc runs
+// the programs; step_collectives.cc joins and runs the collectives and context-parallel ring
+// steps they meet.
 #ifndef TRIDENT_ENGINE_STEP_SIMULATION_H_
 #define TRIDENT_ENGINE_STEP_SIMULATION_H_
 
@@ -9,12 +9,16 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
+#include <string>
 #include <tuple>
 #include <vector>
 
 #include "engine/collective_lowering.h"
+#include "engine/fused_passes.h"
 #include "engine/param_gathers.h"
+#include "engine/phase_runner.h"
 #include "engine/simulator.h"
 #include "platform/platform.h"
 #include "schedule/rank_map.h"
@@ -24,8 +28,9 @@ namespace trident {
 namespace sg4 = simgrid::s4u;
 
 // kGather: parameter all-gathers over the data-parallel group, matched on their own sequence
-// (they run from a helper actor beside the actor's other data-parallel collectives).
-enum class CollKind { kTensor, kData, kGather };
+// (they run from a helper actor beside the actor's other data-parallel collectives). kContext:
+// a context-parallel ring step.
+enum class CollKind { kTensor, kData, kGather, kContext };
 
 // A collective in progress: participants arrive one by one; the last one starts the flows
 // (so a collective starts when its slowest member is ready) and, once they are done, releases
@@ -40,8 +45,8 @@ struct Rendezvous {
 // One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
 struct ActorState {
   ActorTimeline* tl = nullptr;
-  int tp = 0, dp = 0, pp = 0;
-  int tp_seq = 0, dp_seq = 0;  // collectives issued so far, to match them across actors
+  int tp = 0, cp = 0, dp = 0, pp = 0;
+  int tp_seq = 0, dp_seq = 0, cp_seq = 0;  // collectives issued so far, to match them across actors
   int gather_seq = 0;
   double bucket_params = 0;         // gradients ready but not yet handed to a bucket
   int buckets = 0;                  // buckets launched so far
@@ -63,6 +68,8 @@ class StepSimulation {
         shortcuts_(decide_shortcuts(sc, opt.fidelity)) {
     t_ = sc.plan.tensor;
     d_ = sc.plan.data;
+    cp_ = sc.plan.context;
+    dc_ = d_ * cp_;
     p_ = sc.plan.pipeline;
     v_ = static_cast<int>(w.stages.front().chunks.size());
     // Every shortcut comes from the one record (decide_shortcuts says where each is exact).
@@ -75,22 +82,29 @@ class StepSimulation {
     replicas_ = shortcuts_.replicas_simulated(sc.plan);
     dp_op_ =
         sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
-    sharded_grads_ = sc.plan.shards_gradients() && d_ > 1;
-    sharded_params_ = sc.plan.shards_params() && d_ > 1;
-    async_dp_ = (sc.plan.overlap_grad_reduce && d_ > 1) || sharded_grads_;
+    sharded_grads_ = sc.plan.shards_gradients() && dc_ > 1;
+    sharded_params_ = sc.plan.shards_params() && dc_ > 1;
+    async_dp_ = (sc.plan.overlap_grad_reduce && dc_ > 1) || sharded_grads_;
   }
 
   Timeline run();
 
  private:
-  int actor_id(int tp, int dp, int pp) const {
-    return full_ ? (pp * d_ + dp) * t_ + tp : pp * replicas_ + dp;
+  // Every context rank of a simulated replica is an actor (the CP ring runs between them).
+  int actor_id(int tp, int cp, int dp, int pp) const {
+    return full_ ? ((pp * d_ + dp) * cp_ + cp) * t_ + tp : (pp * replicas_ + dp) * cp_ + cp;
   }
   // Channel of (receiving actor, chunk); activations and gradients have separate ones.
-  int channel(int tp, int dp, int pp, int chunk) const { return actor_id(tp, dp, pp) * v_ + chunk; }
+  int channel(const ActorState& a, int pp, int chunk) const {
+    return actor_id(a.tp, a.cp, a.dp, pp) * v_ + chunk;
+  }
   void actor_main(ActorState& a);
   void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb,
                 int chunk, bool fill_buckets);
+  // Runs one context-parallel ring step: its attention block beside the transfer to the next
+  // CP rank (a rendezvous of the CP group); records the transfer and what the block did not
+  // hide of it.
+  void ring_step(ActorState& a, const RingStep& step, int mb, int chunk, int layer);
   // Records the TP collectives of a fused pass that ran [start, now) where its closed form put
   // them; returns how the pass's TP collectives were run and recorded.
   TpTiming record_fused(ActorState& a, const Pass& pass, const FusedPass& fused, double start,
@@ -153,7 +167,8 @@ class StepSimulation {
   RankMap ranks_;
   Shortcuts shortcuts_;
   std::unique_ptr<Platform> platform_;
-  int t_ = 1, d_ = 1, p_ = 1, v_ = 1;
+  int t_ = 1, d_ = 1, cp_ = 1, p_ = 1, v_ = 1;
+  int dc_ = 1;  // data x context: the gradient group's size
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
   int replicas_ = 1;  // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;

@@ -26,6 +26,8 @@ enum class IntervalKind : std::uint8_t {
   kPpWait,     // waiting for a pipeline neighbour to produce (bubble)
   kPpComm,     // point-to-point transfer of activations or gradients
   kDpComm,     // data-parallel gradient reduction (or the wait for its buckets)
+  kCpComm,     // context-parallel ring step: K/V (dK/dV) to the next CP rank, beside an
+               // attention block of the same pass
 };
 
 // How the TP collectives of a pass ran and were recorded (passes), or how one was (kTpComm).
@@ -48,13 +50,15 @@ struct Interval {
   std::int16_t chunk = 0;        // model chunk (virtual stage on this GPU) of a pass or transfer
   std::int32_t microbatch = -1;  // passes, transfers; kTpComm: its pass's
   std::int32_t bucket = -1;      // kDpComm: gradient bucket; -1 for the step's whole reduction
-  std::int32_t layer = kLayerUnknown;  // kTpComm: the layer, or a kLayer* value
-  double bytes = 0;  // kTpComm, kDpComm: buffer per GPU as launched; kPpComm: bytes per GPU
+  std::int32_t layer = kLayerUnknown;  // kTpComm, kCpComm: the layer, or a kLayer* value
+  double bytes = 0;  // kTpComm, kDpComm: buffer per GPU as launched; kPpComm, kCpComm: bytes
+                     // per GPU
 };
 
 struct ActorTimeline {
   int stage = 0;
   int data_rank = 0;
+  int context_rank = 0;
   int tensor_rank = -1;  // -1: the actor stands for its whole TP group
   int gpus = 1;          // GPUs this actor stands for
   double compute_s = 0;  // compute-busy time (including compute overlapped with TP comm)
@@ -64,8 +68,9 @@ struct ActorTimeline {
   // Of dp_exposed_s, the waits for parameter all-gathers running behind the compute
   // (overlap_param_gather buckets, optim_grads_params per-layer gathers).
   double param_gather_exposed_s = 0;
-  double pp_wait_s = 0;  // waiting on pipeline neighbours inside the step
-  double end_s = 0;      // when this actor finished its step
+  double cp_exposed_s = 0;  // context-parallel ring transfers the attention blocks did not hide
+  double pp_wait_s = 0;     // waiting on pipeline neighbours inside the step
+  double end_s = 0;         // when this actor finished its step
   std::vector<Interval> intervals;
 };
 

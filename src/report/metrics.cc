@@ -34,6 +34,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   r.tensor = plan.tensor;
   r.pipeline = plan.pipeline;
   r.data = plan.data;
+  r.context = plan.context;
   r.gpus = plan.gpus();
   r.cluster_gpus = sc.cluster.total_gpus();
   r.seq_length = sc.model.seq_length;
@@ -51,11 +52,13 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   const double step = tl.step_time_s;
   std::vector<double> stage_gpus(plan.pipeline, 0.0);
   r.stages.resize(plan.pipeline);
-  double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0, gather = 0;
+  double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0, gather = 0, cp = 0;
   for (const ActorTimeline& a : tl.actors) {
     const double g = a.gpus;
     const double idle =
-        idle_residue(step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s, step);
+        idle_residue(step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s -
+                         a.cp_exposed_s,
+                     step);
     gpus += g;
     compute += g * a.compute_s;
     bubble += g * idle;
@@ -63,6 +66,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     pp += g * a.pp_exposed_s;
     dp += g * a.dp_exposed_s;
     gather += g * a.param_gather_exposed_s;
+    cp += g * a.cp_exposed_s;
     StageReport& s = r.stages[a.stage];
     stage_gpus[a.stage] += g;
     s.compute_s += g * a.compute_s;
@@ -70,6 +74,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.pp_comm_exposed_s += g * a.pp_exposed_s;
     s.dp_comm_exposed_s += g * a.dp_exposed_s;
     s.dp_param_gather_exposed_s += g * a.param_gather_exposed_s;
+    s.cp_comm_exposed_s += g * a.cp_exposed_s;
     s.bubble_s += g * idle;
   }
   if (gpus > 0 && step > 0) {
@@ -79,6 +84,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     r.pp_comm_exposed_s = non_negative(pp / gpus);
     r.dp_comm_exposed_s = non_negative(dp / gpus);
     r.dp_param_gather_exposed_s = non_negative(gather / gpus);
+    r.cp_comm_exposed_s = non_negative(cp / gpus);
     // MFU keeps Megatron's model-FLOPs formula and is measured against the BF16 dense peak
     // (FP16 where a GPU file has no BF16), whatever the run precision; mfu_run_precision is
     // against the run precision's own peak.
@@ -116,11 +122,13 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.pp_comm_exposed_s = non_negative(s.pp_comm_exposed_s / g);
     s.dp_comm_exposed_s = non_negative(s.dp_comm_exposed_s / g);
     s.dp_param_gather_exposed_s = non_negative(s.dp_param_gather_exposed_s / g);
+    s.cp_comm_exposed_s = non_negative(s.cp_comm_exposed_s / g);
     s.bubble_s = non_negative(s.bubble_s / g);
     s.weights_gib = work.memory.weights / kGiB;
     s.gradients_gib = work.memory.gradients / kGiB;
     s.optimizer_gib = work.memory.optimizer / kGiB;
     s.activations_gib = work.memory.activations / kGiB;
+    s.cp_buffers_gib = work.memory.cp_buffers / kGiB;
     s.memory_gib = work.memory.total() / kGiB;
     s.microbatches_in_flight = work.memory.microbatches_in_flight;
     r.peak_memory_gib = std::max(r.peak_memory_gib, s.memory_gib);

@@ -23,9 +23,11 @@ struct StageReport {
   double pp_comm_exposed_s = 0;
   double dp_comm_exposed_s = 0;
   double dp_param_gather_exposed_s = 0;  // of dp_comm_exposed_s: waits on parameter gathers
+  double cp_comm_exposed_s = 0;
   double bubble_s = 0;
   double memory_gib = 0;
   double weights_gib = 0, gradients_gib = 0, optimizer_gib = 0, activations_gib = 0;
+  double cp_buffers_gib = 0;  // context-parallel receive buffers
   int microbatches_in_flight = 0;
 };
 
@@ -35,7 +37,7 @@ struct Report {
   std::string model;
   std::string schedule;
   std::string fidelity;
-  int tensor = 1, pipeline = 1, data = 1;
+  int tensor = 1, pipeline = 1, data = 1, context = 1;
   int gpus = 0;
   int cluster_gpus = 0;  // the cluster's; a plan may use fewer
   int seq_length = 0;
@@ -63,6 +65,8 @@ struct Report {
   // Of dp_comm_exposed_s: compute waiting on parameter all-gathers that run behind it
   // (overlap_param_gather buckets, optim_grads_params per-layer gathers).
   double dp_param_gather_exposed_s = 0;
+  // Context-parallel ring transfers the attention blocks beside them did not hide.
+  double cp_comm_exposed_s = 0;
   double peak_memory_gib = 0;
   double memory_reserved_gib = 0;  // cluster.gpu.memory_reserved
   // HBM left on the fullest GPU: memory - reserved - peak (negative: does not fit).

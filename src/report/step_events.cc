@@ -52,6 +52,7 @@ EventTrack event_track(EventKind kind) {
     case EventKind::kTpCollective:
     case EventKind::kRecv:
     case EventKind::kDpCollective:
+    case EventKind::kCpTransfer:
       break;
   }
   return EventTrack::kComm;
@@ -98,6 +99,9 @@ std::string event_name(const StepEvent& e, int virtual_stages) {
       if (e.bucket >= 0) return fmt::format("{} bucket {}", name, e.bucket);
       return e.bucket_wait ? name + " (wait for buckets)" : name;
     }
+    case EventKind::kCpTransfer:
+      if (e.first_layer >= 0) return fmt::format("cp K/V L{}", e.first_layer);
+      return "cp K/V";
   }
   return "?";
 }
@@ -126,16 +130,17 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
   const int p = sc.plan.pipeline;
   const int v = w.stages.empty() ? 1 : static_cast<int>(w.stages.front().chunks.size());
   const RankMap ranks(sc.plan, sc.cluster);
-  std::map<std::tuple<int, int, int>, int> actor_at;  // (stage, data rank, tensor rank)
+  // (stage, data rank, context rank, tensor rank)
+  std::map<std::tuple<int, int, int, int>, int> actor_at;
   std::vector<ActorEvents> out(tl.actors.size());
   for (size_t i = 0; i < tl.actors.size(); ++i) {
     const ActorTimeline& a = tl.actors[i];
-    actor_at[{a.stage, a.data_rank, a.tensor_rank}] = static_cast<int>(i);
+    actor_at[{a.stage, a.data_rank, a.context_rank, a.tensor_rank}] = static_cast<int>(i);
     out[i].actor = static_cast<int>(i);
     if (a.tensor_rank >= 0) {
-      out[i].gpus = {ranks.gpu(a.tensor_rank, a.data_rank, a.stage)};
+      out[i].gpus = {ranks.gpu(a.tensor_rank, a.context_rank, a.data_rank, a.stage)};
     } else {
-      out[i].gpus = ranks.tensor_group(a.data_rank, a.stage);
+      out[i].gpus = ranks.tensor_group(a.context_rank, a.data_rank, a.stage);
     }
   }
 
@@ -189,7 +194,8 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
           e.bytes = iv.bytes;
           events.push_back(e);
           if (e.peer_stage < 0) break;
-          const auto sender = actor_at.find({e.peer_stage, a.data_rank, a.tensor_rank});
+          const auto sender =
+              actor_at.find({e.peer_stage, a.data_rank, a.context_rank, a.tensor_rank});
           if (sender == actor_at.end()) break;
           StepEvent s = e;
           s.kind = EventKind::kSend;
@@ -206,6 +212,13 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
           e.bytes = iv.bytes;
           e.bucket = iv.bucket;
           e.bucket_wait = iv.bucket_wait;
+          events.push_back(e);
+          break;
+        }
+        case IntervalKind::kCpComm: {
+          StepEvent e = base_event(iv, EventKind::kCpTransfer);
+          e.bytes = iv.bytes;
+          e.first_layer = iv.layer;
           events.push_back(e);
           break;
         }

@@ -27,6 +27,7 @@ enum class EventKind {
   kRecv,          // a pipeline transfer this actor receives (and waits for)
   kSend,          // a pipeline transfer this actor sends (its receiver runs and waits for it)
   kDpCollective,  // data-parallel gradient reduction, a bucket of it, or the weight all-gather
+  kCpTransfer,    // a context-parallel ring step's K/V (dK/dV) transfer, beside attention
 };
 
 // Where an event goes: what the GPU computes (or idles on), what it waits on from the network,

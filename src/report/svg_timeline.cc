@@ -153,11 +153,11 @@ std::string number(double value, double step) {
   return fmt::format("{:.{}f}", value, decimals);
 }
 
-// The rows to draw: the actor of each stage at data rank 0, lowest tensor rank.
+// The rows to draw: the actor of each stage at data and context rank 0, lowest tensor rank.
 std::vector<const ActorTimeline*> stage_rows(const Timeline& tl, int stages) {
   std::vector<const ActorTimeline*> rows(stages, nullptr);
   for (const ActorTimeline& a : tl.actors) {
-    if (a.data_rank != 0 || a.stage < 0 || a.stage >= stages) continue;
+    if (a.data_rank != 0 || a.context_rank != 0 || a.stage < 0 || a.stage >= stages) continue;
     const ActorTimeline*& r = rows[a.stage];
     if (r == nullptr || a.tensor_rank < r->tensor_rank) r = &a;
   }
@@ -183,6 +183,7 @@ Lanes lanes_of(const ActorTimeline& a, double x0, double px_per_s) {
         b.cls = kOpt;
         break;
       case IntervalKind::kPpComm:
+      case IntervalKind::kCpComm:  // point to point as well, between context ranks
         b.cls = kP2p;
         break;
       case IntervalKind::kTpComm:

@@ -48,6 +48,8 @@ const char* category(EventKind k) {
       return "pp";
     case EventKind::kDpCollective:
       return "dp";
+    case EventKind::kCpTransfer:
+      return "cp";
   }
   return "?";
 }
@@ -111,6 +113,11 @@ std::string args_json(const StepEvent& e, int v) {
       if (e.bucket >= 0) add("bucket", std::to_string(e.bucket));
       add("bytes", bytes_text(e.bytes));
       if (e.bucket_wait) add_str("note", "waits for the buckets reduced during backward");
+      break;
+    case EventKind::kCpTransfer:
+      add("layer", layer_text(e.first_layer));
+      add("bytes", bytes_text(e.bytes));
+      add_str("note", "sent to the next context rank while an attention block runs");
       break;
     case EventKind::kOptimizer:
       break;
@@ -251,8 +258,9 @@ void write_trace(const Scenario& sc, const Workload& w, const std::vector<StageP
       for (size_t lane = 0; lane < lanes.size(); ++lane) {
         ++tid;
         const std::string name =
-            fmt::format("{} \u00b7 {}{} \u00b7 stage {}, dp {}", who, track_name(track),
-                        lane == 0 ? "" : fmt::format(" {}", lane + 1), a.stage, a.data_rank);
+            fmt::format("{} \u00b7 {}{} \u00b7 stage {}, dp {}{}", who, track_name(track),
+                        lane == 0 ? "" : fmt::format(" {}", lane + 1), a.stage, a.data_rank,
+                        plan.context > 1 ? fmt::format(", cp {}", a.context_rank) : "");
         emit(fmt::format(
             R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}","gpus":{},"stage":{},"data_rank":{},"tensor_rank":{}}}}})",
             pid, tid, name, gpus.dump(), a.stage, a.data_rank, a.tensor_rank));

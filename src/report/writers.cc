@@ -36,6 +36,7 @@ const std::vector<Scalar>& scalars() {
       {"dp_comm_exposed_s", [](const Report& r) { return Json(r.dp_comm_exposed_s); }},
       {"dp_param_gather_exposed_s",
        [](const Report& r) { return Json(r.dp_param_gather_exposed_s); }},
+      {"cp_comm_exposed_s", [](const Report& r) { return Json(r.cp_comm_exposed_s); }},
       {"peak_memory_gib", [](const Report& r) { return Json(r.peak_memory_gib); }},
       {"fits_in_memory", [](const Report& r) { return Json(r.fits_in_memory); }},
       {"memory_margin_gib", [](const Report& r) { return Json(r.memory_margin_gib); }},
@@ -45,6 +46,7 @@ const std::vector<Scalar>& scalars() {
       {"seq_length", [](const Report& r) { return Json(r.seq_length); }},
       {"tensor_parallel", [](const Report& r) { return Json(r.tensor); }},
       {"pipeline_parallel", [](const Report& r) { return Json(r.pipeline); }},
+      {"context_parallel", [](const Report& r) { return Json(r.context); }},
       {"data_parallel", [](const Report& r) { return Json(r.data); }},
       {"micro_batch_size", [](const Report& r) { return Json(r.micro_batch_size); }},
       {"global_batch_size", [](const Report& r) { return Json(r.global_batch_size); }},
@@ -118,12 +120,14 @@ std::string format_json(const Report& r) {
                       {"pp_comm_exposed_s", s.pp_comm_exposed_s},
                       {"dp_comm_exposed_s", s.dp_comm_exposed_s},
                       {"dp_param_gather_exposed_s", s.dp_param_gather_exposed_s},
+                      {"cp_comm_exposed_s", s.cp_comm_exposed_s},
                       {"bubble_s", s.bubble_s},
                       {"memory_gib", s.memory_gib},
                       {"weights_gib", s.weights_gib},
                       {"gradients_gib", s.gradients_gib},
                       {"optimizer_gib", s.optimizer_gib},
                       {"activations_gib", s.activations_gib},
+                      {"cp_buffers_gib", s.cp_buffers_gib},
                       {"microbatches_in_flight", s.microbatches_in_flight}});
   }
   j["stages"] = std::move(stages);
@@ -154,11 +158,14 @@ std::string format_table(const Report& r) {
     o += fmt::format("  {:<26}{}\n", k, v);
   };
   o += fmt::format("trident: {} on {} ({})\n", r.model, r.cluster, r.scenario);
+  // cp and its columns only with context parallelism: other reports read as before.
+  const bool cp = r.context > 1;
   o += fmt::format(
-      "  plan: t={} p={} d={} ({} of {} GPUs), seq {}, micro-batch {}, global batch {}, {} "
+      "  plan: t={}{} p={} d={} ({} of {} GPUs), seq {}, micro-batch {}, global batch {}, {} "
       "micro-batches, {}, {}, fidelity {}\n\n",
-      r.tensor, r.pipeline, r.data, r.gpus, r.cluster_gpus, r.seq_length, r.micro_batch_size,
-      r.global_batch_size, r.num_microbatches, r.schedule, r.precision, r.fidelity);
+      r.tensor, cp ? fmt::format(" cp={}", r.context) : "", r.pipeline, r.data, r.gpus,
+      r.cluster_gpus, r.seq_length, r.micro_batch_size, r.global_batch_size, r.num_microbatches,
+      r.schedule, r.precision, r.fidelity);
   line("precision", fmt::format("{}, attention {}", r.precision, r.attention_backend));
   line("step time", fmt::format("{:.4f} s", r.step_time_s));
   line("tokens/s", fmt::format("{:.0f}", r.tokens_per_s));
@@ -180,6 +187,7 @@ std::string format_table(const Report& r) {
   if (r.dp_param_gather_exposed_s > 0) {
     line("  of which param gather", fmt::format("{:.4f} s", r.dp_param_gather_exposed_s));
   }
+  if (cp) line("exposed CP comm", fmt::format("{:.4f} s", r.cp_comm_exposed_s));
   line("peak memory",
        fmt::format("{:.1f} GiB + {:.1f} GiB reserved of {:.1f} GiB ({}, margin {:.1f} GiB)",
                    r.peak_memory_gib, r.memory_reserved_gib,
@@ -191,12 +199,14 @@ std::string format_table(const Report& r) {
     line("GPU-hours", fmt::format("{:.0f} ({} GPUs)", r.gpu_hours.value_or(0), r.gpus));
   }
   if (r.cost) line("cost", fmt::format("{:.0f}", *r.cost));
-  o += fmt::format("\n  {:>5} {:>7} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10}\n", "stage", "layers",
-                   "compute s", "TP s", "PP s", "DP s", "bubble s", "mem GiB");
+  o += fmt::format("\n  {:>5} {:>7} {:>10} {:>9} {:>9} {:>9}{} {:>9} {:>10}\n", "stage", "layers",
+                   "compute s", "TP s", "PP s", "DP s", cp ? fmt::format(" {:>9}", "CP s") : "",
+                   "bubble s", "mem GiB");
   for (const StageReport& s : r.stages) {
-    o += fmt::format("  {:>5} {:>7} {:>10.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>9.4f} {:>10.1f}\n",
+    o += fmt::format("  {:>5} {:>7} {:>10.4f} {:>9.4f} {:>9.4f} {:>9.4f}{} {:>9.4f} {:>10.1f}\n",
                      s.stage, s.num_layers, s.compute_s, s.tp_comm_exposed_s, s.pp_comm_exposed_s,
-                     s.dp_comm_exposed_s, s.bubble_s, s.memory_gib);
+                     s.dp_comm_exposed_s, cp ? fmt::format(" {:>9.4f}", s.cp_comm_exposed_s) : "",
+                     s.bubble_s, s.memory_gib);
   }
   return o;
 }

@@ -104,11 +104,11 @@ std::vector<StageProgram> build_programs(const PlanSpec& plan) {
       }
       while (next_bwd < m) b.backward(next_bwd++, 0);
     }
-    if (plan.data > 1) prog.instrs.push_back({InstrKind::kDpGradReduce, -1, 0});
+    if (plan.data_context() > 1) prog.instrs.push_back({InstrKind::kDpGradReduce, -1, 0});
     prog.instrs.push_back({InstrKind::kOptimizer, -1, 0});
     // With overlap_param_gather the gather runs behind the next step's forward, and sharded
     // weights (optim_grads_params) are gathered per layer where they are used.
-    if (plan.data > 1 && plan.distributed_optimizer && !plan.overlap_param_gather &&
+    if (plan.data_context() > 1 && plan.distributed_optimizer && !plan.overlap_param_gather &&
         !plan.shards_params()) {
       prog.instrs.push_back({InstrKind::kDpParamGather, -1, 0});
     }

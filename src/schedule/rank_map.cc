@@ -1,63 +1,119 @@
 #include "schedule/rank_map.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
 namespace trident {
+namespace {
+
+int index(ParallelDim d) { return static_cast<int>(d); }
+
+int coord_of(const RankCoord& c, ParallelDim d) {
+  switch (d) {
+    case ParallelDim::kTensor:
+      return c.tp;
+    case ParallelDim::kContext:
+      return c.cp;
+    case ParallelDim::kData:
+      return c.dp;
+    case ParallelDim::kPipeline:
+      return c.pp;
+  }
+  return 0;
+}
+
+}  // namespace
 
 RankMap::RankMap(const PlanSpec& plan, const ClusterSpec& cluster)
-    : t_(plan.tensor),
-      d_(plan.data),
-      p_(plan.pipeline),
+    : order_(full_placement(plan.placement)),
       island_size_(cluster.nvlink.island_size),
       gpus_per_node_(cluster.gpus_per_node),
       nics_per_node_(cluster.network.nics_per_node) {
-  const int sizes[3] = {t_, d_, p_};
+  size_[index(ParallelDim::kTensor)] = plan.tensor;
+  size_[index(ParallelDim::kContext)] = plan.context;
+  size_[index(ParallelDim::kData)] = plan.data;
+  size_[index(ParallelDim::kPipeline)] = plan.pipeline;
   int stride = 1;
-  for (ParallelDim dim : plan.placement) {
-    const int idx = static_cast<int>(dim);  // kTensor=0, kData=1, kPipeline=2
-    stride_[idx] = stride;
-    stride *= sizes[idx];
+  for (ParallelDim dim : order_) {
+    stride_[index(dim)] = stride;
+    stride *= size_[index(dim)];
   }
 }
 
-int RankMap::gpu(int tp, int dp, int pp) const {
-  return tp * stride_[0] + dp * stride_[1] + pp * stride_[2];
+int RankMap::gpu(const RankCoord& c) const {
+  int g = 0;
+  for (ParallelDim d : order_) g += coord_of(c, d) * stride_[index(d)];
+  return g;
 }
 
-std::vector<int> RankMap::tensor_group(int dp, int pp) const {
+std::vector<int> RankMap::group(const RankCoord& c, const std::vector<ParallelDim>& vary) const {
+  int base = gpu(c);
+  for (ParallelDim d : vary) base -= coord_of(c, d) * stride_[index(d)];
+  std::vector<int> out{base};
+  for (ParallelDim d : vary) {
+    std::vector<int> next;
+    for (int i = 0; i < size(d); ++i) {
+      for (int g : out) next.push_back(g + i * stride_[index(d)]);
+    }
+    out = std::move(next);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::vector<int>> RankMap::groups(const std::vector<ParallelDim>& vary) const {
+  std::vector<std::vector<int>> out;
+  std::set<int> seen;
+  const int n = size(ParallelDim::kTensor) * size(ParallelDim::kContext) *
+                size(ParallelDim::kData) * size(ParallelDim::kPipeline);
+  for (int r = 0; r < n; ++r) {
+    if (seen.count(r)) continue;
+    RankCoord c;
+    int rest = r;
+    for (ParallelDim d : order_) {
+      const int v = rest % size(d);
+      rest /= size(d);
+      if (d == ParallelDim::kTensor) c.tp = v;
+      if (d == ParallelDim::kContext) c.cp = v;
+      if (d == ParallelDim::kData) c.dp = v;
+      if (d == ParallelDim::kPipeline) c.pp = v;
+    }
+    out.push_back(group(c, vary));
+    seen.insert(out.back().begin(), out.back().end());
+  }
+  return out;
+}
+
+std::vector<int> RankMap::tensor_group(int cp, int dp, int pp) const {
+  return group(RankCoord{0, cp, dp, pp}, {ParallelDim::kTensor});
+}
+
+std::vector<int> RankMap::context_group(int tp, int dp, int pp) const {
   std::vector<int> g;
-  for (int tp = 0; tp < t_; ++tp) g.push_back(gpu(tp, dp, pp));
+  for (int cp = 0; cp < size(ParallelDim::kContext); ++cp) g.push_back(gpu(tp, cp, dp, pp));
   return g;
 }
 
 std::vector<int> RankMap::data_group(int tp, int pp) const {
-  std::vector<int> g;
-  for (int dp = 0; dp < d_; ++dp) g.push_back(gpu(tp, dp, pp));
-  return g;
+  return group(RankCoord{tp, 0, 0, pp}, {ParallelDim::kData, ParallelDim::kContext});
 }
 
 bool RankMap::tensor_groups_in_islands() const {
-  for (int pp = 0; pp < p_; ++pp) {
-    for (int dp = 0; dp < d_; ++dp) {
-      const int isl = island_of(gpu(0, dp, pp));
-      for (int tp = 1; tp < t_; ++tp) {
-        if (island_of(gpu(tp, dp, pp)) != isl) return false;
-      }
+  for (const std::vector<int>& g : groups({ParallelDim::kTensor})) {
+    for (int gpu : g) {
+      if (island_of(gpu) != island_of(g.front())) return false;
     }
   }
   return true;
 }
 
 bool RankMap::tensor_ranks_on_distinct_nics() const {
-  for (int pp = 0; pp < p_; ++pp) {
-    for (int dp = 0; dp < d_; ++dp) {
-      std::set<std::pair<int, int>> nics;
-      for (int tp = 0; tp < t_; ++tp) {
-        const int g = gpu(tp, dp, pp);
-        if (!nics.insert({g / gpus_per_node_, (g % gpus_per_node_) % nics_per_node_}).second) {
-          return false;
-        }
+  for (const std::vector<int>& g : groups({ParallelDim::kTensor})) {
+    std::set<std::pair<int, int>> nics;
+    for (int gpu : g) {
+      if (!nics.insert({gpu / gpus_per_node_, (gpu % gpus_per_node_) % nics_per_node_}).second) {
+        return false;
       }
     }
   }
@@ -65,12 +121,10 @@ bool RankMap::tensor_ranks_on_distinct_nics() const {
 }
 
 bool RankMap::data_groups_one_per_island() const {
-  for (int pp = 0; pp < p_; ++pp) {
-    for (int tp = 0; tp < t_; ++tp) {
-      std::set<int> islands;
-      for (int dp = 0; dp < d_; ++dp) {
-        if (!islands.insert(island_of(gpu(tp, dp, pp))).second) return false;
-      }
+  for (const std::vector<int>& g : groups({ParallelDim::kData, ParallelDim::kContext})) {
+    std::set<int> islands;
+    for (int gpu : g) {
+      if (!islands.insert(island_of(gpu)).second) return false;
     }
   }
   return true;
@@ -78,10 +132,12 @@ bool RankMap::data_groups_one_per_island() const {
 
 bool RankMap::tensor_traffic_isolated() const {
   if (!tensor_groups_in_islands()) return false;
-  for (int pp = 0; pp + 1 < p_; ++pp) {
-    for (int dp = 0; dp < d_; ++dp) {
-      for (int tp = 0; tp < t_; ++tp) {
-        if (island_of(gpu(tp, dp, pp)) == island_of(gpu(tp, dp, pp + 1))) return false;
+  for (int pp = 0; pp + 1 < size(ParallelDim::kPipeline); ++pp) {
+    for (int dp = 0; dp < size(ParallelDim::kData); ++dp) {
+      for (int cp = 0; cp < size(ParallelDim::kContext); ++cp) {
+        for (int tp = 0; tp < size(ParallelDim::kTensor); ++tp) {
+          if (island_of(gpu(tp, cp, dp, pp)) == island_of(gpu(tp, cp, dp, pp + 1))) return false;
+        }
       }
     }
   }

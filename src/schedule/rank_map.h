@@ -1,9 +1,14 @@
-// Placement of ranks on GPUs: which GPU holds tensor rank `tp` of data-parallel replica `dp` in
-// pipeline stage `pp`. Ranks are laid out in `plan.placement` order, fastest-varying first, and
-// rank r runs on GPU r (GPUs numbered node by node).
+// Placement of ranks on GPUs: which GPU holds tensor rank `tp` of context rank `cp` of
+// data-parallel replica `dp` in pipeline stage `pp`. As Megatron-Core's RankGenerator
+// (megatron/core/parallel_state.py, order "tp-cp-ep-dp-pp"), ranks are numbered over named
+// dimensions in `plan.placement` order, fastest-varying first, and rank r runs on GPU r (GPUs
+// numbered node by node). A group is the set of ranks that agree on every dimension but the
+// ones it varies (tensor: the TP group; data and context: Megatron's data-parallel group with
+// context parallelism).
 #ifndef TRIDENT_SCHEDULE_RANK_MAP_H_
 #define TRIDENT_SCHEDULE_RANK_MAP_H_
 
+#include <array>
 #include <vector>
 
 #include "config/cluster.h"
@@ -11,16 +16,36 @@
 
 namespace trident {
 
+// A rank's index along each dimension.
+struct RankCoord {
+  int tp = 0, cp = 0, dp = 0, pp = 0;
+};
+
 class RankMap {
  public:
   // Requires a validated plan that fits the cluster.
   RankMap(const PlanSpec& plan, const ClusterSpec& cluster);
 
-  // Returns the GPU index of (tp, dp, pp).
-  int gpu(int tp, int dp, int pp) const;
+  // Returns the GPU index of `c`.
+  int gpu(const RankCoord& c) const;
+  // Returns the GPU of (tp, cp, dp, pp); the three-index form is context rank 0.
+  int gpu(int tp, int cp, int dp, int pp) const { return gpu(RankCoord{tp, cp, dp, pp}); }
+  int gpu(int tp, int dp, int pp) const { return gpu(RankCoord{tp, 0, dp, pp}); }
   int island_of(int gpu) const { return gpu / island_size_; }
+  // Returns the size of dimension `d`.
+  int size(ParallelDim d) const { return size_[static_cast<int>(d)]; }
 
-  std::vector<int> tensor_group(int dp, int pp) const;
+  // Returns the GPUs of the ranks that agree with `c` outside `vary`, in rank order.
+  std::vector<int> group(const RankCoord& c, const std::vector<ParallelDim>& vary) const;
+  // Returns every group that varies `vary` (each once, in order of their first rank).
+  std::vector<std::vector<int>> groups(const std::vector<ParallelDim>& vary) const;
+
+  std::vector<int> tensor_group(int cp, int dp, int pp) const;
+  std::vector<int> tensor_group(int dp, int pp) const { return tensor_group(0, dp, pp); }
+  // The context-parallel ring of (tp, dp, pp), in ring order (context rank 0 first).
+  std::vector<int> context_group(int tp, int dp, int pp) const;
+  // Megatron's data-parallel group with context parallelism (d * cp GPUs, in rank order):
+  // the group that reduces gradients and shards the distributed optimizer.
   std::vector<int> data_group(int tp, int pp) const;
 
   // True when every tensor-parallel group sits inside one NVLink island.
@@ -29,19 +54,23 @@ class RankMap {
   // neighbour lives in another island), so TP all-reduces never meet other traffic and their
   // time is the closed-form ring time. Data-parallel traffic never overlaps a GPU's own TP
   // traffic (it starts after the GPU's last backward) and TP groups of other stages use
-  // other GPUs' links.
+  // other GPUs' links. Context-parallel transfers never overlap a TP collective of their
+  // GPUs either: each ring step starts when every CP member has arrived, i.e. finished its
+  // preceding collectives.
   bool tensor_traffic_isolated() const;
   // True when the GPUs of every tensor-parallel group reach the network through pairwise
-  // different NICs (GPU i of a node uses NIC i mod nics_per_node), so the TP ranks' pipeline
-  // and data-parallel flows run on disjoint NIC and NVLink links.
+  // different NICs (GPU i of a node uses NIC i mod nics_per_node), so the TP ranks' pipeline,
+  // context and data-parallel flows run on disjoint NIC and NVLink links.
   bool tensor_ranks_on_distinct_nics() const;
-  // True when every data-parallel group has at most one member per NVLink island (its ring
-  // runs entirely over the network, one NIC-to-NIC flow per edge).
+  // True when every data-parallel group (with context parallelism) has at most one member
+  // per NVLink island (its ring runs entirely over the network, one NIC-to-NIC flow per edge).
   bool data_groups_one_per_island() const;
 
  private:
-  int t_, d_, p_;
-  int stride_[3];  // rank stride of tensor, data, pipeline
+  static constexpr int kDims = 4;  // indexed by ParallelDim
+  std::vector<ParallelDim> order_;
+  std::array<int, kDims> size_{};
+  std::array<int, kDims> stride_{};
   int island_size_;
   int gpus_per_node_;
   int nics_per_node_;

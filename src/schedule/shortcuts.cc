@@ -23,12 +23,19 @@ Shortcut decide_fused_tp(const PlanSpec& plan, const RankMap& ranks) {
   // Parameter gathers and sharded-gradient reductions run beside every pass; inside an island
   // they share NVLink with the TP collectives.
   const bool dp_beside_passes =
-      plan.data > 1 && (plan.shards_gradients() || plan.overlap_param_gather);
+      plan.data_context() > 1 && (plan.shards_gradients() || plan.overlap_param_gather);
   if (dp_beside_passes && !ranks.data_groups_one_per_island()) {
     return off(
         "data-parallel gathers or reductions run beside the passes (sharded data parallelism, "
         "overlap_param_gather) and a data-parallel group has several members in one NVLink "
         "island: they meet the TP collectives on NVLink");
+  }
+  if (plan.context > 1) {
+    return on(
+        "every TP group sits in one NVLink island and no pipeline transfer uses its links; "
+        "context-parallel ring steps start only once every CP rank has finished its "
+        "preceding collectives: TP collectives meet no other traffic, so the closed form is "
+        "exact (the ring itself is simulated)");
   }
   return on(
       "every TP group sits in one NVLink island and no pipeline transfer uses its "
@@ -60,6 +67,12 @@ Shortcut decide_one_replica(const PlanSpec& plan, const Shortcut& one_rank_flows
     return off(
         "a data-parallel group has several members in one NVLink island: its ring "
         "edges are not all NIC-to-NIC");
+  }
+  if (plan.context > 1) {
+    return on(
+        "replicas run identical programs and every data x context ring edge is one "
+        "NIC-to-NIC flow (one member per island): replica 0's context ranks are simulated, "
+        "each edge carries their load");
   }
   return on(
       "replicas run identical programs and every data-parallel ring edge is one "

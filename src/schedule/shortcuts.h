@@ -46,7 +46,8 @@ struct Shortcuts {
   // Identical consecutive ring steps collapsed into one flow per edge.
   Shortcut collapsed_steps;
 
-  // Data-parallel replicas simulated per stage: 1 with one_replica, else plan.data.
+  // Data-parallel replicas simulated per stage: 1 with one_replica, else plan.data (each with
+  // all plan.context context ranks, between which the CP ring runs).
   int replicas_simulated(const PlanSpec& plan) const { return one_replica.taken ? 1 : plan.data; }
 };
 

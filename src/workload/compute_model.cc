@@ -66,9 +66,9 @@ double ComputeModel::attention_efficiency(const AttentionShape& a, AttentionBack
                                           Precision p, bool backward) const {
   const PrecisionEfficiency pe = precision_efficiency(p);
   const AttentionEfficiency& e = backend == AttentionBackend::kFlash ? pe.flash : pe.fused;
-  const double d = a.head_dim, s = a.s;
+  const double d = a.head_dim, s = a.s, keys = a.keys();
   const double hd = (d / (d + e.half_head_dim)) / (128 / (128 + e.half_head_dim));
-  const double ramp = s / (s + (backward ? e.backward_half_seq : e.half_seq));
+  const double ramp = keys / (keys + (backward ? e.backward_half_seq : e.half_seq));
   const double causal = a.causal ? s / (s + e.causal_seq) : 1.0;
   const double fill = waves(a.batch * a.heads * std::ceil(s / kTile));
   return (backward ? e.backward : e.forward) * hd * ramp * causal * fill;

@@ -13,7 +13,9 @@
 //   peak * eff * hd(d) * s / (s + half_seq) * (causal ? s / (s + causal_seq) : 1) * waves
 // where hd(d) = [d / (d + half_head_dim)] / [128 / (128 + half_head_dim)] (1 at head dim 128),
 // eff = forward or backward (the backward ramps with backward_half_seq), and waves the SM fill
-// of b * heads * ceil(s / 128) query tiles. Parameters per backend and precision.
+// of b * heads * ceil(s / 128) query tiles. Parameters per backend and precision. A call of s
+// queries over kv_s keys ramps with kv_s (each query tile's loop over the keys) and fills the
+// SMs with its query tiles.
 //
 // Memory-bound kernels (norms, softmax, dropout, casts, element-wise) move `bytes` through HBM
 // at `memory` of its bandwidth. Every kernel also pays `kernel_overhead_s` (launch and tail).
@@ -39,19 +41,27 @@ struct GemmShape {
 };
 
 // One fused-attention call on one GPU: `heads` query heads (and `kv_heads` key/value heads,
-// which do not change the FLOPs) of sequence `s` and head dimension `head_dim`, `batch` times.
+// which do not change the FLOPs) of `s` queries over `kv_s` keys (0: s) and head dimension
+// `head_dim`, `batch` times. Context parallelism runs such calls as blocks of one causal
+// attention: the diagonal block causal, the others unmasked (`causal_part`).
 struct AttentionShape {
   double batch = 1, heads = 1, kv_heads = 1, s = 0, head_dim = 128;
   bool causal = true;
+  double kv_s = 0;
+  // An unmasked block of a causal attention (context parallelism off the diagonal).
+  bool causal_part = false;
+  double keys() const { return kv_s > 0 ? kv_s : s; }
   // FLOPs the forward kernel runs (the causal mask skips half).
   double forward_flops() const {
-    return 4 * batch * s * s * head_dim * heads * (causal ? 0.5 : 1.0);
+    return 4 * batch * s * keys() * head_dim * heads * (causal ? 0.5 : 1.0);
   }
   // FLOPs of the pass: the backward runs 2.5 x the forward (FlashAttention-2 paper, sec. 4.1).
   double flops(bool backward) const { return forward_flops() * (backward ? 2.5 : 1.0); }
-  // Megatron's model FLOPs of the pass: 4 b s^2 d h forward, twice that backward, no mask.
+  // Megatron's model FLOPs of the pass: 4 b s^2 d h forward, twice that backward, no mask;
+  // a block of a causal attention counts twice what it runs, as the whole attention does.
   double model_flops(bool backward) const {
-    return 4 * batch * s * s * head_dim * heads * (backward ? 2.0 : 1.0);
+    return 4 * batch * s * keys() * head_dim * heads * (causal_part ? 2.0 : 1.0) *
+           (backward ? 2.0 : 1.0);
   }
 };
 

@@ -22,6 +22,9 @@ enum class OpKind {
   kMemory,        // memory-bound kernel timed by HBM bandwidth
   kTpCollective,  // collective on `bytes` (the full b*s*h buffer) over the TP group
   kAttention,     // one fused-attention kernel (flash or fused backend)
+  // Context parallelism: `bytes` (per GPU) sent to the next CP rank and received from the
+  // previous one, while the next op (an attention block) runs.
+  kCpTransfer,
 };
 
 struct Op {
@@ -41,6 +44,11 @@ struct Op {
   // kTpCollective under sequence parallelism: how Transformer Engine's userbuffers overlap it
   // with its GEMM when plan.tp_comm_overlap is on.
   TpOverlap userbuffers = TpOverlap::kNone;
+  // kAttention under context parallelism: an off-diagonal block, which ranks before the block's
+  // owner run as s queries over s/2 keys and ranks after it as s/2 queries over s keys; the
+  // ring step waits for the slower of the two.
+  bool cp_block = false;
+  bool cp_ring = false;  // kAttention: a block of the context-parallel ring
 
   // FLOPs the kernel runs (GEMMs and attention; 0 for others).
   double flops() const;
@@ -50,8 +58,10 @@ struct Op {
 };
 
 // Sizes one TP rank works on, derived from the model and plan.
+// `s` is the tokens of one sequence a rank holds: seq_length / cp.
 struct LayerDims {
   double b = 0, s = 0, h = 0, a = 0, g = 0, f = 0, v = 0, t = 1;
+  double cp = 1;    // context-parallel size: attention runs as cp blocks per pass
   double elem = 2;  // bytes per activation element
   bool swiglu = false;
   bool rope = false;              // rotary embeddings applied to Q and K (one kernel)
@@ -80,6 +90,18 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan,
 double fp8_cast_bytes_per_element(Fp8Recipe recipe, GpuArchitecture arch);
 // Bytes per parameter of the FP8 weight copies Transformer Engine keeps (and their scales).
 double fp8_weight_bytes_per_param(Fp8Recipe recipe, GpuArchitecture arch);
+
+// Context parallelism, p2p (Transformer Engine's AttnFuncWithCPAndKVP2P,
+// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py): the
+// sequence sits on cp ranks in 2 × cp chunks (rank r holds chunks r and 2cp-1-r, so every
+// rank does the same causal work) and K/V blocks travel around the CP ring. Forward: block 0
+// is the local causal attention over s = seq/cp tokens; blocks 1 .. cp-1 are unmasked, s
+// queries over s/2 keys (or s/2 over s); the K/V for block i+1 moves while block i runs.
+// Backward: the same ring again, each step also passing the partial dK/dV one hop on, and a
+// last dK/dV transfer home after the last block. Returns the ops of one pass (cp >= 2).
+std::vector<Op> ring_attention_ops(const LayerDims& d, bool backward);
+// Returns the bytes of one rank's K and V blocks (s tokens, g/t heads each).
+double cp_kv_bytes(const LayerDims& d);
 
 // Returns the forward kernels of one transformer layer on one TP rank, in execution order.
 std::vector<Op> layer_forward_ops(const LayerDims& d);

@@ -56,12 +56,20 @@ double op_time(const Op& op, const Timing& tm) {
     // Tensor-core kernels run slower inside a step than in isolation (gpu.efficiency.in_training).
     case OpKind::kGemm:
       return tm.cm.gemm_time(op.gemm, op.linear ? tm.linear : tm.attention) / tm.cm.in_training();
-    case OpKind::kAttention:
-      return tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward) /
-             tm.cm.in_training();
+    case OpKind::kAttention: {
+      double time = tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward);
+      if (op.cp_block) {
+        AttentionShape other = op.attention;
+        other.s = op.attention.keys();
+        other.kv_s = op.attention.s;
+        time = std::max(time, tm.cm.attention_time(other, tm.backend, tm.attention, op.backward));
+      }
+      return time / tm.cm.in_training();
+    }
     case OpKind::kMemory:
       return tm.cm.memory_time(op.bytes);
     case OpKind::kTpCollective:
+    case OpKind::kCpTransfer:
       return 0;
   }
   return 0;
@@ -79,6 +87,29 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
     const Op& op = ops[i];
     pass->flops += op.flops();
     pass->model_flops += op.model_flops();
+    if (op.kind == OpKind::kCpTransfer || op.cp_ring) {
+      // The ring runs before the segment's compute: start a segment if compute came first.
+      const Segment& last = pass->segments.back();
+      if (last.compute_s > 0 || last.grad_params > 0) pass->segments.emplace_back();
+      Segment& seg = pass->segments.back();
+      seg.layer = layer;
+      if (op.kind == OpKind::kCpTransfer) {
+        seg.ring.push_back({op.bytes, 0});
+        pass->ring_steps += 1;
+        pass->cp_bytes += op.bytes;
+        if (i + 1 < ops.size() && ops[i + 1].kind == OpKind::kAttention) {
+          const Op& block = ops[++i];
+          pass->flops += block.flops();
+          pass->model_flops += block.model_flops();
+          seg.ring.back().compute_s = op_time(block, cm);
+          pass->compute_s += seg.ring.back().compute_s;
+        }
+      } else {
+        seg.ring.push_back({0, op_time(op, cm)});
+        pass->compute_s += seg.ring.back().compute_s;
+      }
+      continue;
+    }
     if (op.kind != OpKind::kTpCollective) {
       last_op_s = op_time(op, cm);
       pass->segments.back().compute_s += last_op_s;
@@ -108,7 +139,8 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
         pass->compute_s += t;
         if (next.kind == OpKind::kGemm && next.linear) break;
       }
-    } else if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
+    } else if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective &&
+               ops[i + 1].kind != OpKind::kCpTransfer && !ops[i + 1].cp_ring) {
       const Op& next = ops[++i];
       pass->flops += next.flops();
       pass->model_flops += next.model_flops();
@@ -141,7 +173,8 @@ void grads_done(double params, Pass* pass) {
 // Drops a trailing empty segment left by a pass that ends with a collective.
 void finish(Pass* pass) {
   while (pass->segments.size() > 1 && pass->segments.back().compute_s == 0 &&
-         pass->segments.back().tp_bytes == 0 && pass->segments.back().grad_params == 0) {
+         pass->segments.back().tp_bytes == 0 && pass->segments.back().grad_params == 0 &&
+         pass->segments.back().ring.empty()) {
     pass->segments.pop_back();
   }
 }
@@ -156,7 +189,7 @@ void finish(Pass* pass) {
 //   optimizer  12 params, / d unless no_shard
 StageMemory sharded_memory(const PlanSpec& plan, double params, double layer, double bucket,
                            double weight_elem, double grad_elem) {
-  const double d = plan.data;
+  const double d = plan.data_context();  // Megatron's dp-cp group shards
   const double opt_share = plan.distributed_optimizer ? d : 1;
   StageMemory m;
   m.weights = plan.shards_params() ? params * weight_elem / d + 2 * layer * weight_elem
@@ -176,7 +209,8 @@ std::vector<Op> attention_core(const std::vector<Op>& forward) {
   std::vector<Op> core;
   for (const Op& op : forward) {
     if (op.name == "attn_scores" || op.name == "softmax" || op.name == "attn_dropout" ||
-        op.name == "attn_values" || op.name == "attention") {
+        op.name == "attn_values" || op.name == "attention" || op.kind == OpKind::kCpTransfer ||
+        op.cp_ring) {
       core.push_back(op);
     }
   }
@@ -226,8 +260,10 @@ double model_params(const ModelSpec& m) {
 }
 
 double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitecture arch) {
-  const double sbh = double(p.micro_batch_size) * m.seq_length * m.hidden_size;
-  const double t = p.tensor, a = m.num_attention_heads, s = m.seq_length, h = m.hidden_size;
+  // A context-parallel rank keeps the activations of its seq_length / cp tokens.
+  const double s = double(m.seq_length) / p.context;
+  const double sbh = double(p.micro_batch_size) * s * m.hidden_size;
+  const double t = p.tensor, a = m.num_attention_heads, h = m.hidden_size;
   const bool sp = p.sequence_parallel;
   // Korthikanti's 34 s b h include the two 1-byte hidden-dropout masks (in the part that is
   // not tensor-parallel); without hidden dropout they are not kept.
@@ -283,7 +319,10 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   std::vector<Op> recompute_ops;
   if (plan.recompute == Recompute::kFull) recompute_ops = layer_fwd;
   if (plan.recompute == Recompute::kSelective) recompute_ops = attention_core(layer_fwd);
-  const double t = plan.tensor, h = model.hidden_size, d = plan.data;
+  // Megatron's data-parallel group with context parallelism (d * cp) reduces the gradients and
+  // shards the distributed optimizer (parallel_state.get_data_parallel_group(
+  // with_context_parallel=True)).
+  const double t = plan.tensor, h = model.hidden_size, d = plan.data_context();
   const int p = plan.pipeline, v = plan.virtual_stages;
   const std::vector<int> layers = virtual_stage_layers(model, plan);
   const double per_layer_params = layer_params(model) / t;
@@ -300,9 +339,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const double fp8_weight_bytes = fp8 ? fp8_weight_bytes_per_param(plan.fp8_recipe, arch) : 0;
   const double fp8_weight_cast = fp8 ? fp8_cast_bytes_per_element(plan.fp8_recipe, arch) : 0;
   const double weight_bytes = fp8 ? 2.0 : precision_bytes(plan.precision);
-  const double tokens = double(plan.micro_batch_size) * model.seq_length;
-  const bool gather_bwd = plan.shards_params() && plan.data > 1;
-  const bool gather_fwd = gather_bwd || (plan.overlap_param_gather && plan.data > 1);
+  const double tokens = double(plan.micro_batch_size) * dims.s;  // per rank: seq / cp
+  const bool gather_bwd = plan.shards_params() && d > 1;
+  const bool gather_fwd = gather_bwd || (plan.overlap_param_gather && d > 1);
 
   Workload w;
   w.total_params = model_params(model);
@@ -395,6 +434,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     if (plan.shards_params()) st.grad_bucket_params = per_layer_params;
     st.memory = sharded_memory(plan, params, per_layer_params, st.grad_bucket_params,
                                weight_bytes + fp8_weight_bytes, grad_elem);
+    if (plan.context > 1) st.memory.cp_buffers = 4 * cp_kv_bytes(dims);
   }
   schedule_memory(programs, &w);
   return w;

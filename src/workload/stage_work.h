@@ -18,8 +18,17 @@ constexpr int kLayerEmbedding = -1;  // the embedding's collective (first chunk 
 constexpr int kLayerOutput = -2;     // the output layer's collective (last chunk)
 constexpr int kLayerUnknown = -3;    // no collective, or not known
 
-// Compute, then a collective of `tp_bytes` (the full buffer) over the TP group (none when 0 or
-// t = 1), during which `overlap_s` more compute runs on the same GPU.
+// One step of the context-parallel ring: `bytes` per GPU sent to the next CP rank (and as
+// many received from the previous one) while `compute_s` of attention runs; the step ends when
+// both are done. bytes 0: the block alone; compute_s 0: a transfer nothing hides.
+struct RingStep {
+  double bytes = 0;
+  double compute_s = 0;
+};
+
+// The context-parallel ring steps (none without context parallelism), then compute, then a
+// collective of `tp_bytes` (the full buffer) over the TP group (none when 0 or t = 1), during
+// which `overlap_s` more compute runs on the same GPU.
 struct Segment {
   double compute_s = 0;
   double tp_bytes = 0;
@@ -39,6 +48,7 @@ struct Segment {
   // Passes with per-layer parameter gathers (overlap_param_gather, optim_grads_params):
   // parameters whose weights this segment is the first to use.
   double weight_params = 0;
+  std::vector<RingStep> ring;  // runs first, before compute_s
 };
 
 // One forward or backward pass of one micro-batch through one chunk, on one TP rank.
@@ -49,6 +59,8 @@ struct Pass {
   double model_flops = 0;  // FLOPs of the model itself (no recomputation)
   int collectives = 0;     // TP collectives in the pass
   double tp_bytes = 0;     // their summed buffers
+  int ring_steps = 0;      // context-parallel ring steps with a transfer
+  double cp_bytes = 0;     // their summed bytes per GPU
 };
 
 // A contiguous run of layers a stage holds (one of its `virtual_stages` chunks).
@@ -67,7 +79,10 @@ struct StageMemory {
   double weights = 0, gradients = 0, optimizer = 0;  // bytes per GPU
   double activations = 0;          // peak bytes of activations in flight under the schedule
   int microbatches_in_flight = 0;  // peak (micro-batch, chunk) forwards awaiting backward
-  double total() const { return weights + gradients + optimizer + activations; }
+  // Context parallelism: the ring's receive buffers while a layer's attention runs (two K/V
+  // blocks and two dK/dV blocks, double-buffered as Transformer Engine's p2p_comm_buffers).
+  double cp_buffers = 0;
+  double total() const { return weights + gradients + optimizer + activations + cp_buffers; }
 };
 
 struct StageWork {
@@ -75,7 +90,7 @@ struct StageWork {
   int num_layers = 0;      // over all chunks
   double optimizer_s = 0;  // optimizer step on this GPU's (shard of) parameters
   double params_per_gpu = 0;
-  double grad_bytes = 0;          // gradient bytes this GPU reduces over its DP group
+  double grad_bytes = 0;          // gradient bytes this GPU reduces over its DP (x CP) group
   double param_gather_bytes = 0;  // distributed optimizer: updated weights all-gathered
   double p2p_bytes = 0;           // bytes one GPU sends to a neighbour per micro-batch and chunk
   double grad_bucket_params = 0;  // parameters per DP gradient bucket (overlap_grad_reduce)
@@ -110,7 +125,7 @@ double layer_params(const ModelSpec& model);
 double model_params(const ModelSpec& model);
 // Returns the activation bytes one layer keeps for backward (Korthikanti et al. 2022), with
 // the attention core as the backend resolved on `arch` keeps it and dropout masks only for
-// dropout > 0.
+// dropout > 0; under context parallelism for the rank's seq_length / cp tokens.
 double layer_activation_bytes(const ModelSpec& model, const PlanSpec& plan,
                               GpuArchitecture arch = GpuArchitecture::kUnspecified);
 
