@@ -72,7 +72,8 @@ TEST_CASE("each ring step exposes what its attention block does not hide", "[eng
       for (const RingStep& step : seg.ring) {
         if (step.bytes <= 0) continue;
         const double transfer =
-            island_collective_time(CollectiveOp::kAllGather, 2, 2 * step.bytes, c.nvlink);
+            ring_collective_time(CollectiveOp::kAllGather, 2, 2 * step.bytes, c.nvlink.latency,
+                                 c.nvlink.bandwidth, c.nvlink.protocol_efficiency);
         expected += std::max(0.0, transfer - step.compute_s);
       }
     }

@@ -44,25 +44,29 @@ bool parse_bool(const std::string& text, bool* out) {
 
 const Values kBools = {"false", "true"};
 
-std::string placement_text(const std::array<ParallelDim, 3>& p) {
-  return std::string("[") + parallel_dim_name(p[0]) + ", " + parallel_dim_name(p[1]) + ", " +
-         parallel_dim_name(p[2]) + "]";
+std::string placement_text(const std::vector<ParallelDim>& p) {
+  std::string out = "[";
+  for (size_t i = 0; i < p.size(); ++i) out += (i ? ", " : "") + std::string(parallel_dim_name(p[i]));
+  return out + "]";
 }
 
-bool parse_placement(std::string text, std::array<ParallelDim, 3>* out) {
+bool parse_placement(std::string text, std::vector<ParallelDim>* out) {
   text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
   if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
-  text = text.substr(1, text.size() - 2);
-  std::array<ParallelDim, 3> p{};
-  size_t start = 0;
-  for (int i = 0; i < 3; ++i) {
-    const size_t comma = text.find(',', start);
-    if ((i < 2) != (comma != std::string::npos)) return false;
-    if (!parse_parallel_dim(text.substr(start, comma - start), &p[i])) return false;
+  std::vector<ParallelDim> p;
+  const std::string body = text.substr(1, text.size() - 2);
+  for (size_t start = 0; start <= body.size();) {
+    size_t comma = body.find(',', start);
+    if (comma == std::string::npos) comma = body.size();
+    const std::string name = body.substr(start, comma - start);
     start = comma + 1;
+    ParallelDim dim;
+    if (!parse_parallel_dim(name, &dim)) return false;
+    if (std::find(p.begin(), p.end(), dim) != p.end()) return false;
+    p.push_back(dim);
   }
-  if (p[0] == p[1] || p[1] == p[2] || p[0] == p[2]) return false;
-  *out = p;
+  if (p.size() < 3) return false;
+  *out = full_placement(p);
   return true;
 }
 
@@ -239,8 +243,8 @@ std::vector<SearchDimension> build_dimensions() {
   // order tp-cp-ep-dp-pp is the first). Equivalent when d = 1 or p = 1.
   d.push_back({"plan.placement",
                [](const SearchContext&, const PlanSpec& p) {
-                 Values out = {"[tensor, data, pipeline]"};
-                 if (p.data > 1 && p.pipeline > 1) out.push_back("[tensor, pipeline, data]");
+                 Values out = {"[tensor, context, data, pipeline]"};
+                 if (p.data > 1 && p.pipeline > 1) out.push_back("[tensor, context, pipeline, data]");
                  return out;
                },
                [](const std::string& v, const SearchContext&, PlanSpec* p) {
