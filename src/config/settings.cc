@@ -470,6 +470,11 @@ std::vector<SettingSection> build_sections() {
                           "Reduce gradient buckets during the last micro-batch's backward."),
                   "false"),
               "--overlap-grad-reduce"),
+           def(integer("gpus_per_island", 0, limits::kMaxIslandSize,
+                       "GPUs the plan uses in each NVLink island, the first ones (e.g. 64 of an "
+                       "NVL72 rack's 72, as block-topology schedulers hand them out); ranks skip "
+                       "the others. 0: every GPU."),
+               "0"),
            def(row("placement", K::kList,
                    "Rank order, fastest-varying first: a list of tensor, data and pipeline, "
                    "each once. Tensor first keeps TP groups inside an NVLink island."),

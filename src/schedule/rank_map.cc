@@ -9,6 +9,7 @@ RankMap::RankMap(const PlanSpec& plan, const ClusterSpec& cluster)
     : t_(plan.tensor),
       d_(plan.data),
       p_(plan.pipeline),
+      per_island_(plan.gpus_per_island > 0 ? plan.gpus_per_island : cluster.nvlink.island_size),
       island_size_(cluster.nvlink.island_size),
       gpus_per_node_(cluster.gpus_per_node),
       nics_per_node_(cluster.network.nics_per_node) {
@@ -22,7 +23,12 @@ RankMap::RankMap(const PlanSpec& plan, const ClusterSpec& cluster)
 }
 
 int RankMap::gpu(int tp, int dp, int pp) const {
-  return tp * stride_[0] + dp * stride_[1] + pp * stride_[2];
+  return place(tp * stride_[0] + dp * stride_[1] + pp * stride_[2]);
+}
+
+int RankMap::place(int rank) const {
+  if (per_island_ >= island_size_) return rank;
+  return rank / per_island_ * island_size_ + rank % per_island_;
 }
 
 std::vector<int> RankMap::tensor_group(int dp, int pp) const {

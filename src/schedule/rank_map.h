@@ -18,6 +18,8 @@ class RankMap {
 
   // Returns the GPU index of (tp, dp, pp).
   int gpu(int tp, int dp, int pp) const;
+  // Returns the GPUs of the cluster the ranks span: the highest GPU index used, plus one.
+  int gpus_spanned() const { return place(t_ * d_ * p_ - 1) + 1; }
   int island_of(int gpu) const { return gpu / island_size_; }
 
   std::vector<int> tensor_group(int dp, int pp) const;
@@ -40,8 +42,13 @@ class RankMap {
   bool data_groups_one_per_island() const;
 
  private:
+  // Returns the GPU of rank `rank` (ranks numbered in placement order): rank r itself, or
+  // with plan.gpus_per_island = u, GPU r mod u of island r / u.
+  int place(int rank) const;
+
   int t_, d_, p_;
-  int stride_[3];  // rank stride of tensor, data, pipeline
+  int per_island_;  // GPUs used per island (plan.gpus_per_island, or the whole island)
+  int stride_[3];   // rank stride of tensor, data, pipeline
   int island_size_;
   int gpus_per_node_;
   int nics_per_node_;
