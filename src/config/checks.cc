@@ -94,11 +94,9 @@ std::vector<SpecIssue> cluster_issues(const ClusterSpec& c) {
       add(&issues, {"cluster.nvlink.island_size"},
           "island_size " + str(island) + " must divide or be a multiple of gpus_per_node " +
               str(c.gpus_per_node));
-    } else if (gpus % island != 0) {
-      add(&issues, {"cluster.nvlink.island_size", "cluster.nodes"},
-          "island_size " + str(island) + " does not divide the cluster's " + str(gpus) +
-              " GPUs (nodes × gpus_per_node)");
     }
+    // An island of whole nodes may be cut short at the end of the cluster: a rack with fewer
+    // trays (cluster.nodes not a multiple of the nodes per island).
   }
   if (c.network.nics_per_node < 1) {
     add(&issues, {"cluster.network.nics_per_node"}, "must be at least 1");
