@@ -13,6 +13,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "config/limits.h"
 #include "config/references.h"
 #include "config/scenario.h"
 #include "core/text.h"
@@ -175,7 +176,11 @@ int run_collective_command(const std::vector<std::string>& args) {
   ClusterSpec c =
       load_cluster_file(resolve_file_argument(cluster_name, {ConfigFileKind::kCluster}));
   if (vm.count("nodes")) {
-    if (nodes < 1 || nodes > 1000000) throw po::error("--nodes must be a positive count");
+    if (nodes < 1 || nodes > limits::kMaxNodes ||
+        static_cast<double>(nodes) * c.gpus_per_node > limits::kMaxGpus) {
+      throw po::error(fmt::format("--nodes must be between 1 and {} (at most {} GPUs), not {}",
+                                  limits::kMaxNodes, limits::kMaxGpus, nodes));
+    }
     c.nodes = nodes;
   }
   if (!algorithm.empty()) c.nccl.algorithm = parse_algorithm(algorithm);

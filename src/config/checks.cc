@@ -15,6 +15,14 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
   return out;
 }
 
+std::int64_t usable_gpus(const PlanSpec& p, const ClusterSpec& c) {
+  const std::int64_t all = checked_mul(c.nodes, c.gpus_per_node);
+  const int island = c.nvlink.island_size;
+  if (p.gpus_per_island <= 0 || island <= 0 || all < 0 || p.gpus_per_island >= island) return all;
+  // Whole islands give gpus_per_island each; a last, partial island its first ones.
+  return all / island * p.gpus_per_island + std::min<std::int64_t>(all % island, p.gpus_per_island);
+}
+
 namespace {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
@@ -86,11 +94,9 @@ std::vector<SpecIssue> cluster_issues(const ClusterSpec& c) {
       add(&issues, {"cluster.nvlink.island_size"},
           "island_size " + str(island) + " must divide or be a multiple of gpus_per_node " +
               str(c.gpus_per_node));
-    } else if (gpus % island != 0) {
-      add(&issues, {"cluster.nvlink.island_size", "cluster.nodes"},
-          "island_size " + str(island) + " does not divide the cluster's " + str(gpus) +
-              " GPUs (nodes × gpus_per_node)");
     }
+    // An island of whole nodes may be cut short at the end of the cluster: a rack with fewer
+    // trays (cluster.nodes not a multiple of the nodes per island).
   }
   if (c.network.nics_per_node < 1) {
     add(&issues, {"cluster.network.nics_per_node"}, "must be at least 1");
@@ -186,7 +192,12 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
   }
   const std::int64_t gpus =
       checked_mul(checked_mul(checked_mul(p.tensor, p.context), p.pipeline), p.data);
-  const std::int64_t cluster_gpus = checked_mul(c.nodes, c.gpus_per_node);
+  const std::int64_t cluster_gpus = usable_gpus(p, c);
+  if (p.gpus_per_island > c.nvlink.island_size) {
+    add(&issues, {"plan.gpus_per_island"},
+        "gpus_per_island " + str(p.gpus_per_island) + " exceeds the island of " +
+            str(c.nvlink.island_size) + " GPUs (cluster.nvlink.island_size)");
+  }
   if (gpus < 0 || gpus > cluster_gpus) {
     add(&issues, {"plan.data_parallel", "plan.tensor_parallel"},
         "plan uses " + (gpus < 0 ? std::string("too many") : str(gpus)) + " GPUs but cluster has " +

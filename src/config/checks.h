@@ -69,6 +69,10 @@ void validate_scenario(const Scenario& scenario);
 // Returns a*b, or -1 when the product overflows 64 bits (inputs must be >= 0).
 std::int64_t checked_mul(std::int64_t a, std::int64_t b);
 
+// Returns the GPUs of `cluster` that `plan` may use: all of them, or plan.gpus_per_island of
+// each NVLink island (-1 when the count overflows).
+std::int64_t usable_gpus(const PlanSpec& plan, const ClusterSpec& cluster);
+
 }  // namespace trident
 
 #endif  // TRIDENT_CONFIG_CHECKS_H_

@@ -107,6 +107,10 @@ struct PlanSpec {
   double gpu_hour_price = 0;  // per GPU-hour; meaningful when has_gpu_hour_price
   bool has_gpu_hour_price = false;
 
+  // GPUs used in each NVLink island, the first of each (a block-topology scheduler's
+  // allocation: 64 of an NVL72 rack's 72); 0: all.
+  int gpus_per_island = 0;
+
   int gpus() const { return tensor * context * pipeline * data; }
   // Members of Megatron's data-parallel group with context parallelism (the dp-cp group that
   // reduces gradients and shards the distributed optimizer): d * cp.

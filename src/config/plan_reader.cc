@@ -174,6 +174,7 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { p.overlap_param_gather = *map.flag("overlap_param_gather"); });
   map.field([&] { p.grad_reduce_in_bf16 = *map.flag("grad_reduce_in_bf16"); });
   map.field([&] { p.tp_comm_overlap = *map.flag("tp_comm_overlap"); });
+  map.field([&] { p.gpus_per_island = static_cast<int>(*map.integer("gpus_per_island")); });
   map.field([&] { p.grad_bucket_size = map.integer("grad_bucket_size").value_or(0); });
   map.field([&] { p.train_tokens = map.number("train_tokens").value_or(0); });
   map.field([&] {
@@ -216,7 +217,7 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
 
 void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpec& cluster,
                   const ModelSpec& model, PlanSpec* p) {
-  const std::int64_t cluster_gpus = checked_mul(cluster.nodes, cluster.gpus_per_node);
+  const std::int64_t cluster_gpus = usable_gpus(*p, cluster);
   const std::int64_t tp = checked_mul(checked_mul(p->tensor, p->context), p->pipeline);
   if (!given.data) {
     if (tp < 0 || tp > cluster_gpus) {

@@ -514,6 +514,11 @@ std::vector<SettingSection> build_sections() {
                           "userbuffers); needs sequence_parallel and tensor_parallel > 1."),
                   "false"),
               "--tp-comm-overlap"),
+           def(integer("gpus_per_island", 0, limits::kMaxIslandSize,
+                       "GPUs the plan uses in each NVLink island, the first ones (e.g. 64 of an "
+                       "NVL72 rack's 72, as block-topology schedulers hand them out); ranks skip "
+                       "the others. 0: every GPU."),
+               "0"),
            def(row("placement", K::kList,
                    "Rank order, fastest-varying first: a list of tensor, context, data and "
                    "pipeline, each once (Megatron-Core's order tp-cp-dp-pp). Tensor first "

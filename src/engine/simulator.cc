@@ -217,7 +217,7 @@ Timeline StepSimulation::run() {
   sg4::Engine engine(&argc, argv);
   configure_network_model();
   host_speed_ = sc_.cluster.peak(sc_.plan.precision);
-  platform_ = std::make_unique<Platform>(sc_.cluster, host_speed_, sc_.plan.gpus());
+  platform_ = std::make_unique<Platform>(sc_.cluster, host_speed_, ranks_.gpus_spanned());
 
   for (const StageWork& st : w_.stages) {
     fused_fwd_.emplace_back();

@@ -27,6 +27,7 @@ int coord_of(const RankCoord& c, ParallelDim d) {
 
 RankMap::RankMap(const PlanSpec& plan, const ClusterSpec& cluster)
     : order_(full_placement(plan.placement)),
+      per_island_(plan.gpus_per_island > 0 ? plan.gpus_per_island : cluster.nvlink.island_size),
       island_size_(cluster.nvlink.island_size),
       gpus_per_node_(cluster.gpus_per_node),
       nics_per_node_(cluster.network.nics_per_node) {
@@ -44,7 +45,12 @@ RankMap::RankMap(const PlanSpec& plan, const ClusterSpec& cluster)
 int RankMap::gpu(const RankCoord& c) const {
   int g = 0;
   for (ParallelDim d : order_) g += coord_of(c, d) * stride_[index(d)];
-  return g;
+  return place(g);
+}
+
+int RankMap::place(int rank) const {
+  if (per_island_ >= island_size_) return rank;
+  return rank / per_island_ * island_size_ + rank % per_island_;
 }
 
 std::vector<int> RankMap::group(const RankCoord& c, const std::vector<ParallelDim>& vary) const {

@@ -31,6 +31,10 @@ class RankMap {
   // Returns the GPU of (tp, cp, dp, pp); the three-index form is context rank 0.
   int gpu(int tp, int cp, int dp, int pp) const { return gpu(RankCoord{tp, cp, dp, pp}); }
   int gpu(int tp, int dp, int pp) const { return gpu(RankCoord{tp, 0, dp, pp}); }
+  // Returns the GPUs of the cluster the ranks span: the highest GPU index used, plus one.
+  int gpus_spanned() const {
+    return place(size_[0] * size_[1] * size_[2] * size_[3] - 1) + 1;
+  }
   int island_of(int gpu) const { return gpu / island_size_; }
   // Returns the size of dimension `d`.
   int size(ParallelDim d) const { return size_[static_cast<int>(d)]; }
@@ -71,6 +75,10 @@ class RankMap {
   std::vector<ParallelDim> order_;
   std::array<int, kDims> size_{};
   std::array<int, kDims> stride_{};
+  // Returns the GPU of rank `rank` (ranks numbered in placement order): rank r itself, or
+  // with plan.gpus_per_island = u, GPU r mod u of island r / u.
+  int place(int rank) const;
+  int per_island_;  // GPUs used per island (plan.gpus_per_island, or the whole island)
   int island_size_;
   int gpus_per_node_;
   int nics_per_node_;
