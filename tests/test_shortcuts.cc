@@ -184,8 +184,17 @@ TEST_CASE("a fused pass records each TP collective where its closed form put it"
   nvl.latency = 0;
   Pass pass;
   pass.segments.resize(3);
-  pass.segments[0] = {1e-3, 1e8, CollectiveOp::kAllReduce, 0, 0, 4, {}};         // 1.75 ms ring
-  pass.segments[1] = {2e-3, 1e8, CollectiveOp::kReduceScatter, 5e-3, 0, 5, {}};  // hidden
+  const auto segment = [](double compute, CollectiveOp op, double overlap, int layer) {
+    Segment s;
+    s.compute_s = compute;
+    s.tp_bytes = 1e8;
+    s.tp_op = op;
+    s.overlap_s = overlap;
+    s.layer = layer;
+    return s;
+  };
+  pass.segments[0] = segment(1e-3, CollectiveOp::kAllReduce, 0, 4);         // 1.75 ms ring
+  pass.segments[1] = segment(2e-3, CollectiveOp::kReduceScatter, 5e-3, 5);  // hidden
   pass.segments[2].compute_s = 1e-3;
   ClusterSpec cluster;
   cluster.nvlink = nvl;

@@ -42,11 +42,13 @@ RankMap::RankMap(const PlanSpec& plan, const ClusterSpec& cluster)
   }
 }
 
-int RankMap::gpu(const RankCoord& c) const {
-  int g = 0;
-  for (ParallelDim d : order_) g += coord_of(c, d) * stride_[index(d)];
-  return place(g);
+int RankMap::rank(const RankCoord& c) const {
+  int r = 0;
+  for (ParallelDim d : order_) r += coord_of(c, d) * stride_[index(d)];
+  return r;
 }
+
+int RankMap::gpu(const RankCoord& c) const { return place(rank(c)); }
 
 int RankMap::place(int rank) const {
   if (per_island_ >= island_size_) return rank;
@@ -54,7 +56,14 @@ int RankMap::place(int rank) const {
 }
 
 std::vector<int> RankMap::group(const RankCoord& c, const std::vector<ParallelDim>& vary) const {
-  int base = gpu(c);
+  std::vector<int> gpus = rank_group(c, vary);
+  for (int& g : gpus) g = place(g);
+  return gpus;
+}
+
+std::vector<int> RankMap::rank_group(const RankCoord& c,
+                                     const std::vector<ParallelDim>& vary) const {
+  int base = rank(c);
   for (ParallelDim d : vary) base -= coord_of(c, d) * stride_[index(d)];
   std::vector<int> out{base};
   for (ParallelDim d : vary) {
@@ -85,8 +94,9 @@ std::vector<std::vector<int>> RankMap::groups(const std::vector<ParallelDim>& va
       if (d == ParallelDim::kData) c.dp = v;
       if (d == ParallelDim::kPipeline) c.pp = v;
     }
+    const std::vector<int> ranks = rank_group(c, vary);
+    seen.insert(ranks.begin(), ranks.end());
     out.push_back(group(c, vary));
-    seen.insert(out.back().begin(), out.back().end());
   }
   return out;
 }

@@ -78,6 +78,9 @@ class RankMap {
   // Returns the GPU of rank `rank` (ranks numbered in placement order): rank r itself, or
   // with plan.gpus_per_island = u, GPU r mod u of island r / u.
   int place(int rank) const;
+  // Returns the rank (placement order, before place()) of `c`, and the ranks of its group.
+  int rank(const RankCoord& c) const;
+  std::vector<int> rank_group(const RankCoord& c, const std::vector<ParallelDim>& vary) const;
   int per_island_;  // GPUs used per island (plan.gpus_per_island, or the whole island)
   int island_size_;
   int gpus_per_node_;
