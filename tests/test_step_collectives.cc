@@ -1,7 +1,7 @@
-// The overlap settings in the step simulation: TP chunks beside GEMMs (tp_comm_overlap), the
-// distributed optimizer's gathers behind the forward (overlap_param_gather) and sharded data
-// parallelism, each fast against full fidelity (within 1 %) and against the plain step. Every
-// simulation runs in a child process.
+// The step simulation's collectives (engine/step_collectives) under the overlap settings: TP
+// chunks beside GEMMs (tp_comm_overlap), the distributed optimizer's gathers behind the
+// forward (overlap_param_gather) and sharded data parallelism, each fast against full
+// fidelity (within 1 %) and against the plain step. Every simulation runs in a child process.
 #include <catch2/catch.hpp>
 #include <sstream>
 
@@ -46,7 +46,8 @@ void check_agree(const Scenario& sc) {
 
 }  // namespace
 
-TEST_CASE("tp_comm_overlap hides TP time and fast and full fidelity agree", "[engine][tp_overlap]") {
+TEST_CASE("tp_comm_overlap hides TP time and fast and full fidelity agree",
+          "[engine][tp_overlap]") {
   Scenario sc = scenario(a100_cluster(2), gpt_model(4, 4096, 32, 2048, 32000),
                          plan(8, 1, 2, 1, 2, ScheduleKind::k1F1B));
   sc.cluster.gpu.architecture = GpuArchitecture::kAmpere;
