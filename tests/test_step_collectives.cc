@@ -98,3 +98,28 @@ TEST_CASE("sharded gradients and weights: fast and full fidelity agree", "[engin
     check_agree(sc);
   }
 }
+
+TEST_CASE("each TP chunk of an overlapped collective is its own interval at full fidelity",
+          "[engine][tp_overlap]") {
+  // t = 4: a ring exchange runs t-1 = 3 steps, a pipelined reduce-scatter 4 chunks, a bulk one
+  // stays whole. Per layer and micro-batch that is 2 x 2 + 2 x 3 (forward) + 2 x 2 (backward
+  // all-gathers) = 14 intervals more than the 8 plain ones.
+  const auto tp_intervals = [](bool overlap) {
+    Scenario sc = scenario(a100_cluster(1), gpt_model(2, 1024, 16, 512, 0),
+                           plan(4, 1, 1, 1, 1, ScheduleKind::k1F1B));
+    sc.plan.sequence_parallel = true;
+    sc.plan.tp_comm_overlap = overlap;
+    return std::stol(run_isolated([&]() {
+      const Workload w = build_workload(sc);
+      SimOptions opt;
+      opt.fidelity = Fidelity::kFull;
+      const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), opt);
+      long n = 0;
+      for (const Interval& iv : tl.actors.front().intervals) {
+        n += iv.kind == IntervalKind::kTpComm ? 1 : 0;
+      }
+      return std::to_string(n);
+    }));
+  };
+  CHECK(tp_intervals(true) - tp_intervals(false) == 2 * 14);
+}
