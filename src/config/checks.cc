@@ -295,14 +295,21 @@ double estimated_sim_activities(const PlanSpec& p, const ModelSpec& m, const Clu
   const bool tp_in_island =
       p.placement[0] == ParallelDim::kTensor && p.tensor <= c.nvlink.island_size;
   const double flows = full ? 3 * (t - 1) : (tp_in_island ? t : 3 * t);
-  const double tp = t > 1 ? 2 * chunk_layers * (1 + flows) : 0;
+  // tp_comm_overlap: the chunks of a ring exchange (t) or pipeline (4 splits), each a GEMM
+  // chunk beside its flows.
+  const double chunks = p.tp_comm_overlap ? std::max(t, 4.0) : 1;
+  const double tp = t > 1 ? 2 * chunk_layers * (1 + flows) * chunks : 0;
   // Context parallelism: per layer and pass, cp ring steps of t flows (one in full fidelity).
   const double ring = cp > 1 ? chunk_layers * cp * (2 + (full ? 1 : t)) : 0;
   const double per_pass = 2 + (full ? 1 : t) + tp + ring;
   // Data-parallel reduction: a bucket per layer at most, each a ring over d.
   const double buckets = chunk_layers * v + 2;
   const double dc = d * cp;
-  const double dp = dc > 1 ? pp * buckets * t * dc * (full ? 2 * (dc - 1) : 2) : 0;
+  // Sharded gradients reduce every micro-batch's buckets; sharded weights add two gathers per
+  // layer and micro-batch.
+  const double rounds =
+      (p.shards_gradients() ? p.num_microbatches : 1.0) * (p.shards_params() ? 3 : 1);
+  const double dp = dc > 1 ? pp * buckets * t * dc * (full ? 2 * (dc - 1) : 2) * rounds : 0;
   return actors * passes * per_pass + dp;
 }
 

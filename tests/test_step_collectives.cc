@@ -1,7 +1,7 @@
-// The overlap settings in the step simulation: TP chunks beside GEMMs (tp_comm_overlap), the
-// distributed optimizer's gathers behind the forward (overlap_param_gather) and sharded data
-// parallelism, each fast against full fidelity (within 1 %) and against the plain step. Every
-// simulation runs in a child process.
+// The step simulation's collectives (engine/step_collectives) under the overlap settings: TP
+// chunks beside GEMMs (tp_comm_overlap), the distributed optimizer's gathers behind the
+// forward (overlap_param_gather) and sharded data parallelism, each fast against full
+// fidelity (within 1 %) and against the plain step. Every simulation runs in a child process.
 #include <catch2/catch.hpp>
 #include <sstream>
 
@@ -46,7 +46,8 @@ void check_agree(const Scenario& sc) {
 
 }  // namespace
 
-TEST_CASE("tp_comm_overlap hides TP time and fast and full fidelity agree", "[engine][tp_overlap]") {
+TEST_CASE("tp_comm_overlap hides TP time and fast and full fidelity agree",
+          "[engine][tp_overlap]") {
   Scenario sc = scenario(a100_cluster(2), gpt_model(4, 4096, 32, 2048, 32000),
                          plan(8, 1, 2, 1, 2, ScheduleKind::k1F1B));
   sc.cluster.gpu.architecture = GpuArchitecture::kAmpere;
@@ -96,4 +97,29 @@ TEST_CASE("sharded gradients and weights: fast and full fidelity agree", "[engin
     if (s == DpSharding::kOptimGradsParams) CHECK(fast.dp_param_gather_exposed_s > 0);
     check_agree(sc);
   }
+}
+
+TEST_CASE("each TP chunk of an overlapped collective is its own interval at full fidelity",
+          "[engine][tp_overlap]") {
+  // t = 4: a ring exchange runs t-1 = 3 steps, a pipelined reduce-scatter 4 chunks, a bulk one
+  // stays whole. Per layer and micro-batch that is 2 x 2 + 2 x 3 (forward) + 2 x 2 (backward
+  // all-gathers) = 14 intervals more than the 8 plain ones.
+  const auto tp_intervals = [](bool overlap) {
+    Scenario sc = scenario(a100_cluster(1), gpt_model(2, 1024, 16, 512, 0),
+                           plan(4, 1, 1, 1, 1, ScheduleKind::k1F1B));
+    sc.plan.sequence_parallel = true;
+    sc.plan.tp_comm_overlap = overlap;
+    return std::stol(run_isolated([&]() {
+      const Workload w = build_workload(sc);
+      SimOptions opt;
+      opt.fidelity = Fidelity::kFull;
+      const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), opt);
+      long n = 0;
+      for (const Interval& iv : tl.actors.front().intervals) {
+        n += iv.kind == IntervalKind::kTpComm ? 1 : 0;
+      }
+      return std::to_string(n);
+    }));
+  };
+  CHECK(tp_intervals(true) - tp_intervals(false) == 2 * 14);
 }
