@@ -11,20 +11,21 @@
 namespace trident {
 namespace {
 
-// How a TP group lies over NVLink islands: `islands` it spans, `per_island` members in each
-// and `nics` distinct NICs those members use (GPU i of a node uses NIC i mod nics_per_node).
+// How a TP or DP group lies over NVLink islands: `islands` it spans, `per_island` members in
+// each and `nics` distinct NICs those members use (GPU i of a node uses NIC i mod
+// nics_per_node), the fewest over its islands.
 struct TpLayout {
   int islands = 1;
   int per_island = 1;
   int nics = 1;
 };
 
-TpLayout tp_layout(const Scenario& sc, const RankMap& ranks) {
+TpLayout group_layout(const Scenario& sc, const RankMap& ranks, const std::vector<int>& group) {
   TpLayout out;
   std::map<int, std::set<int>> nics_by_island;
   std::map<int, int> members;
   const int gpn = sc.cluster.gpus_per_node;
-  for (int gpu : ranks.tensor_group(0, 0)) {
+  for (int gpu : group) {
     const int island = ranks.island_of(gpu);
     ++members[island];
     nics_by_island[island].insert((gpu / gpn) * sc.cluster.network.nics_per_node +
@@ -40,20 +41,22 @@ TpLayout tp_layout(const Scenario& sc, const RankMap& ranks) {
   return out;
 }
 
-// The least time a TP collective `op` of `bytes` over a group spanning islands can take:
+// The least time a collective `op` of `bytes` over a group of `n` spanning islands can take:
 // every island must send out (I-1)/I of the buffer per reduce-scatter or all-gather phase
 // (twice for an all-reduce) through at most `nics` NICs (the bandwidth bound of Patarasuk &
-// Yuan 2009, islands as nodes); and every member sends at least (t-1)/t of it per phase (a
-// ring and the hierarchical lowering both send exactly that) at no more than its fastest
-// link's bandwidth.
-double spanning_collective_floor(CollectiveOp op, double bytes, const Scenario& sc,
+// Yuan 2009, islands as nodes); and, without in-switch reduction, every member sends at least
+// (n-1)/n of it per phase (a ring and the hierarchical lowering both send exactly that) at no
+// more than its fastest link's bandwidth. 0 inside one island.
+double spanning_collective_floor(CollectiveOp op, double bytes, int n, const Scenario& sc,
                                  const TpLayout& l) {
+  if (l.islands < 2 || n < 2 || bytes <= 0) return 0;
   const double phases = op == CollectiveOp::kAllReduce ? 2 : 1;
-  const double islands = l.islands, t = sc.plan.tensor;
+  const double islands = l.islands;
   const double network =
       phases * (islands - 1) / islands * bytes / (l.nics * sc.cluster.network.nic_bandwidth);
+  if (sc.cluster.nvlink.in_switch_reduction_efficiency > 0) return network;
   const double fastest = std::max(sc.cluster.nvlink.bandwidth, sc.cluster.network.nic_bandwidth);
-  const double member = phases * (t - 1) / t * bytes / fastest;
+  const double member = phases * (n - 1.0) / n * bytes / fastest;
   return std::max(network, member);
 }
 
@@ -65,8 +68,9 @@ double pass_floor(const Pass& pass, const Scenario& sc, const TpLayout& layout) 
   if (layout.islands == 1) return fuse_pass(pass, sc.plan.tensor, sc.cluster.nvlink).duration;
   double total = 0;
   for (const Segment& seg : pass.segments) {
-    const double comm =
-        seg.tp_bytes > 0 ? spanning_collective_floor(seg.tp_op, seg.tp_bytes, sc, layout) : 0;
+    const double comm = seg.tp_bytes > 0 ? spanning_collective_floor(seg.tp_op, seg.tp_bytes,
+                                                                     sc.plan.tensor, sc, layout)
+                                         : 0;
     total += seg.compute_s + std::max(seg.overlap_s, comm);
   }
   return total;
@@ -82,10 +86,15 @@ bool ends_with_first_chunk_backward(const StageProgram& program) {
 }
 
 // The data-parallel collective `op` on `bytes` that nothing hides: the closed-form ring when
-// every ring edge is one NIC-to-NIC flow (each GPU's flow is capped by its NIC), else 0.
-double dp_floor(CollectiveOp op, double bytes, const Scenario& sc, const RankMap& ranks) {
+// every ring edge is one NIC-to-NIC flow (each GPU's flow is capped by its NIC); else, for a
+// group spanning islands, the island-egress floor above; else 0.
+double dp_floor(CollectiveOp op, double bytes, const Scenario& sc, const RankMap& ranks,
+                const TpLayout& layout) {
   const int d = sc.plan.data;
-  if (d < 2 || bytes <= 0 || !ranks.data_groups_one_per_island()) return 0;
+  if (d < 2 || bytes <= 0) return 0;
+  if (!ranks.data_groups_one_per_island()) {
+    return spanning_collective_floor(op, bytes, d, sc, layout);
+  }
   const NetworkSpec& net = sc.cluster.network;
   return ring_collective_time(op, d, bytes, net.latency, net.nic_bandwidth,
                               net.protocol_efficiency);
@@ -121,10 +130,11 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
   const PlanSpec& plan = sc.plan;
   const int p = plan.pipeline;
   const RankMap ranks(plan, sc.cluster);
-  const TpLayout layout = tp_layout(sc, ranks);
+  const TpLayout layout = group_layout(sc, ranks, ranks.tensor_group(0, 0));
   std::vector<double> first_fwd(p), first_bwd(p), busy(p), tail(p);
   for (int s = 0; s < p; ++s) {
     const StageWork& st = w.stages[s];
+    const TpLayout dp_layout = group_layout(sc, ranks, ranks.data_group(0, s));
     first_fwd[s] = pass_floor(st.chunks.front().forward, sc, layout);
     first_bwd[s] = pass_floor(st.chunks.front().backward, sc, layout);
     double per_microbatch = 0;
@@ -136,15 +146,15 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
         plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
     double dp = 0;
     if (!plan.overlap_grad_reduce) {
-      dp = dp_floor(reduce, st.grad_bytes, sc, ranks);
+      dp = dp_floor(reduce, st.grad_bytes, sc, ranks, dp_layout);
     } else if (const Instr* last = last_backward(programs[s]);
                last && last->microbatch == plan.num_microbatches - 1 && st.params_per_gpu > 0) {
       // Only the last bucket is sure to be exposed: it starts when the last backward ends.
       const double params = last_bucket_params(st, st.chunks[last->chunk].backward);
-      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, ranks);
+      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, ranks, dp_layout);
     }
     if (plan.distributed_optimizer) {
-      dp += dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, ranks);
+      dp += dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, ranks, dp_layout);
     }
     tail[s] = dp + st.optimizer_s;
   }
