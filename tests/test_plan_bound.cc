@@ -55,6 +55,24 @@ TEST_CASE("plan search lower bound is never above the simulated step on sampled 
   }
 }
 
+TEST_CASE("plan search lower bound holds for tensor-parallel groups that span NVLink islands") {
+  // tiny-2node has islands of 4 GPUs: t = 8 spans both nodes; GPT-1.7B's 24 heads allow
+  // t = 8 on a100-superpod's 8-GPU islands only inside one, so use Llama 3 8B (32 heads).
+  const Scenario base = search_base("tiny-2node", "llama3-8b", 2, 16, 2048);
+  SpaceLimits limits;
+  limits.values = {{"plan.tensor_parallel", {"8"}}};
+  const SpaceSummary space = bound_space(base, context_of(base), limits);
+  REQUIRE(space.fitting.size() >= 4);
+  for (const BoundedCandidate& c : every_nth(space.fitting, space.fitting.size() / 4)) {
+    CAPTURE(candidate_label(c.candidate));
+    const double step = simulated_step(with_plan(base, c.candidate.plan));
+    CAPTURE(c.bound.total_s, step);
+    CHECK(c.bound.total_s <= step * (1 + 1e-9));
+    // The bound sees the network: well above the compute alone.
+    CHECK(c.bound.total_s > 0.5 * step);
+  }
+}
+
 TEST_CASE("plan search lower bound equals the step of one GPU: passes and optimizer only") {
   const Scenario base = search_base("tiny-2node", "gpt-1.7b", 1, 4, 2048);
   SearchContext context = context_of(base);

@@ -132,10 +132,13 @@ TEST_CASE("the proving prefix stops at the first bound above the top-th best ste
   // Top 1: best 1.6 after two, next bound 2.0 is above it.
   CHECK(proven_prefix(fitting, steps, 1, &decided) == 2);
   CHECK(decided);
-  // Top 3 needs position 3, still unknown.
+  // Top 3: the 3rd best is 2.4, below the next bound 2.5: decided too.
   CHECK(proven_prefix(fitting, steps, 3, &decided) == 3);
+  CHECK(decided);
+  // Top 4 needs position 3, still unknown.
+  CHECK(proven_prefix(fitting, steps, 4, &decided) == 3);
   CHECK(!decided);
-  CHECK(worth_simulating(fitting, steps, 3, 3));
+  CHECK(worth_simulating(fitting, steps, 4, 3));
   CHECK(!worth_simulating(fitting, steps, 2, 3));
   // A failed simulation (inf) ranks nowhere: it does not fill the top.
   steps = {inf, 1.6, nan, nan, nan, nan};

@@ -2,6 +2,8 @@
 #include "search/plan_bound.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "schedule/rank_map.h"
 #include "workload/collective_time.h"
@@ -9,12 +11,69 @@
 namespace trident {
 namespace {
 
-// The shortest time the engine can give a pass: its compute, and its TP collectives as the
-// closed form inside an island times them (fused_tp runs exactly this; flows that share
-// links, or cross the network, take longer).
-double pass_floor(const Pass& pass, const Scenario& sc) {
+// How a TP or DP group lies over NVLink islands: `islands` it spans, `per_island` members in
+// each and `nics` distinct NICs those members use (GPU i of a node uses NIC i mod
+// nics_per_node), the fewest over its islands.
+struct TpLayout {
+  int islands = 1;
+  int per_island = 1;
+  int nics = 1;
+};
+
+TpLayout group_layout(const Scenario& sc, const RankMap& ranks, const std::vector<int>& group) {
+  TpLayout out;
+  std::map<int, std::set<int>> nics_by_island;
+  std::map<int, int> members;
+  const int gpn = sc.cluster.gpus_per_node;
+  for (int gpu : group) {
+    const int island = ranks.island_of(gpu);
+    ++members[island];
+    nics_by_island[island].insert((gpu / gpn) * sc.cluster.network.nics_per_node +
+                                  (gpu % gpn) % sc.cluster.network.nics_per_node);
+  }
+  out.islands = static_cast<int>(members.size());
+  out.per_island = members.begin()->second;
+  out.nics = static_cast<int>(nics_by_island.begin()->second.size());
+  for (const auto& [island, n] : members) out.per_island = std::min(out.per_island, n);
+  for (const auto& [island, set] : nics_by_island) {
+    out.nics = std::min(out.nics, static_cast<int>(set.size()));
+  }
+  return out;
+}
+
+// The least time a collective `op` of `bytes` over a group of `n` spanning islands can take:
+// every island must send out (I-1)/I of the buffer per reduce-scatter or all-gather phase
+// (twice for an all-reduce) through at most `nics` NICs (the bandwidth bound of Patarasuk &
+// Yuan 2009, islands as nodes); and, without in-switch reduction, every member sends at least
+// (n-1)/n of it per phase (a ring and the hierarchical lowering both send exactly that) at no
+// more than its fastest link's bandwidth. 0 inside one island.
+double spanning_collective_floor(CollectiveOp op, double bytes, int n, const Scenario& sc,
+                                 const TpLayout& l) {
+  if (l.islands < 2 || n < 2 || bytes <= 0) return 0;
+  const double phases = op == CollectiveOp::kAllReduce ? 2 : 1;
+  const double islands = l.islands;
+  const double network =
+      phases * (islands - 1) / islands * bytes / (l.nics * sc.cluster.network.nic_bandwidth);
+  if (sc.cluster.nvlink.in_switch_reduction_efficiency > 0) return network;
+  const double fastest = std::max(sc.cluster.nvlink.bandwidth, sc.cluster.network.nic_bandwidth);
+  const double member = phases * (n - 1.0) / n * bytes / fastest;
+  return std::max(network, member);
+}
+
+// The shortest time the engine can give a pass: its compute, and its TP collectives. Inside
+// an island, their closed form (fused_tp runs exactly this; flows that share links take
+// longer); across islands, the floor above, beside the compute that overlaps them.
+double pass_floor(const Pass& pass, const Scenario& sc, const TpLayout& layout) {
   if (sc.plan.tensor == 1) return pass.compute_s;
-  return fuse_pass(pass, sc.plan.tensor, sc.cluster).duration;
+  if (layout.islands == 1) return fuse_pass(pass, sc.plan.tensor, sc.cluster).duration;
+  double total = 0;
+  for (const Segment& seg : pass.segments) {
+    const double comm = seg.tp_bytes > 0 ? spanning_collective_floor(seg.tp_op, seg.tp_bytes,
+                                                                     sc.plan.tensor, sc, layout)
+                                         : 0;
+    total += seg.compute_s + std::max(seg.overlap_s, comm);
+  }
+  return total;
 }
 
 // Whether the last compute instruction of `program` is a backward of chunk 0.
@@ -27,10 +86,15 @@ bool ends_with_first_chunk_backward(const StageProgram& program) {
 }
 
 // The data-parallel collective `op` on `bytes` that nothing hides: the closed-form ring when
-// every ring edge is one NIC-to-NIC flow (each GPU's flow is capped by its NIC), else 0.
-double dp_floor(CollectiveOp op, double bytes, const Scenario& sc, const RankMap& ranks) {
+// every ring edge is one NIC-to-NIC flow (each GPU's flow is capped by its NIC); else, for a
+// group spanning islands, the island-egress floor above; else 0.
+double dp_floor(CollectiveOp op, double bytes, const Scenario& sc, const RankMap& ranks,
+                const TpLayout& layout) {
   const int d = sc.plan.data;
-  if (d < 2 || bytes <= 0 || !ranks.data_groups_one_per_island()) return 0;
+  if (d < 2 || bytes <= 0) return 0;
+  if (!ranks.data_groups_one_per_island()) {
+    return spanning_collective_floor(op, bytes, d, sc, layout);
+  }
   const NetworkSpec& net = sc.cluster.network;
   return ring_collective_time(op, d, bytes, net.latency, net.nic_bandwidth,
                               net.protocol_efficiency);
@@ -66,29 +130,31 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
   const PlanSpec& plan = sc.plan;
   const int p = plan.pipeline;
   const RankMap ranks(plan, sc.cluster);
+  const TpLayout layout = group_layout(sc, ranks, ranks.tensor_group(0, 0));
   std::vector<double> first_fwd(p), first_bwd(p), busy(p), tail(p);
   for (int s = 0; s < p; ++s) {
     const StageWork& st = w.stages[s];
-    first_fwd[s] = pass_floor(st.chunks.front().forward, sc);
-    first_bwd[s] = pass_floor(st.chunks.front().backward, sc);
+    const TpLayout dp_layout = group_layout(sc, ranks, ranks.data_group(0, s));
+    first_fwd[s] = pass_floor(st.chunks.front().forward, sc, layout);
+    first_bwd[s] = pass_floor(st.chunks.front().backward, sc, layout);
     double per_microbatch = 0;
     for (const ChunkWork& c : st.chunks) {
-      per_microbatch += pass_floor(c.forward, sc) + pass_floor(c.backward, sc);
+      per_microbatch += pass_floor(c.forward, sc, layout) + pass_floor(c.backward, sc, layout);
     }
     busy[s] = plan.num_microbatches * per_microbatch;
     const CollectiveOp reduce =
         plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
     double dp = 0;
     if (!plan.overlap_grad_reduce) {
-      dp = dp_floor(reduce, st.grad_bytes, sc, ranks);
+      dp = dp_floor(reduce, st.grad_bytes, sc, ranks, dp_layout);
     } else if (const Instr* last = last_backward(programs[s]);
                last && last->microbatch == plan.num_microbatches - 1 && st.params_per_gpu > 0) {
       // Only the last bucket is sure to be exposed: it starts when the last backward ends.
       const double params = last_bucket_params(st, st.chunks[last->chunk].backward);
-      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, ranks);
+      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, ranks, dp_layout);
     }
     if (plan.distributed_optimizer) {
-      dp += dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, ranks);
+      dp += dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, ranks, dp_layout);
     }
     tail[s] = dp + st.optimizer_s;
   }

@@ -30,7 +30,9 @@ struct StepBound {
 // last pass is a backward of its first chunk, stage 0 finishes only after that backward has
 // crossed stages s-1..0 back; then come stage 0's gradient reduction (when not overlapped,
 // the closed-form ring when every DP edge is a NIC-to-NIC flow of its own NIC's bandwidth,
-// else 0), optimizer and parameter all-gather. The p2p transfers and every wait count 0.
+// else, for a group spanning islands, what each island must send through its NICs; only the
+// last bucket under overlap_grad_reduce), optimizer and parameter all-gather. The p2p transfers and
+// every wait count 0.
 StepBound step_lower_bound(const Scenario& scenario, const Workload& workload,
                            const std::vector<StageProgram>& programs);
 
