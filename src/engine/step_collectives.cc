@@ -64,7 +64,9 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
       auto ring = lower_collective(op, groups, bytes, island_of, steps);
       const size_t n = groups.front().size();
       if (ring.size() + 1 == n) {
+        // One step's route latency only: the step's flows add it themselves.
         phases = {ring[step]};
+        phases.front().latency = 0;
       } else if (step > 0) {
         phases.clear();
       }
