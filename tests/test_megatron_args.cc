@@ -106,9 +106,8 @@ TEST_CASE("virtual pipeline stages and precision", "[megatron]") {
 
 TEST_CASE("arguments that change the step but are not modelled are refused, each named",
           "[megatron]") {
-  const std::string error =
-      translate_error(std::string(kMinimal) +
-                      "--encoder-num-layers 2 --cp-comm-type a2a+p2p --frobnicate 3");
+  const std::string error = translate_error(
+      std::string(kMinimal) + "--encoder-num-layers 2 --cp-comm-type a2a+p2p --frobnicate 3");
   CHECK_THAT(error, Catch::StartsWith("line.sh:1: --encoder-num-layers: changes the step but is "
                                       "not modelled, refused: --encoder-num-layers"));
   for (const char* a : {"--encoder-num-layers", "--cp-comm-type a2a+p2p",

@@ -62,9 +62,9 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     if (fuse_tp_) {
       if (record_here && seg.tp_bytes > 0 && t_ > 1) {
         const double at = sg4::Engine::get_clock() + pending + seg.compute_s;
-        Interval* iv = record(
-            a, IntervalKind::kTpComm, at,
-            at + island_collective_time(seg.tp_op, t_, seg.tp_bytes, sc_.cluster), mb, chunk);
+        Interval* iv = record(a, IntervalKind::kTpComm, at,
+                              at + island_collective_time(seg.tp_op, t_, seg.tp_bytes, sc_.cluster),
+                              mb, chunk);
         iv->tp = TpTiming::kClosedForm;
         iv->op = seg.tp_op;
         iv->bytes = seg.tp_bytes;

@@ -2,7 +2,6 @@
 // chunks beside GEMMs, data-parallel buckets and parameter gathers, and the context-parallel
 // ring steps.
 #include <algorithm>
-
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>

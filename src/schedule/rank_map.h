@@ -32,9 +32,7 @@ class RankMap {
   int gpu(int tp, int cp, int dp, int pp) const { return gpu(RankCoord{tp, cp, dp, pp}); }
   int gpu(int tp, int dp, int pp) const { return gpu(RankCoord{tp, 0, dp, pp}); }
   // Returns the GPUs of the cluster the ranks span: the highest GPU index used, plus one.
-  int gpus_spanned() const {
-    return place(size_[0] * size_[1] * size_[2] * size_[3] - 1) + 1;
-  }
+  int gpus_spanned() const { return place(size_[0] * size_[1] * size_[2] * size_[3] - 1) + 1; }
   int island_of(int gpu) const { return gpu / island_size_; }
   // Returns the size of dimension `d`.
   int size(ParallelDim d) const { return size_[static_cast<int>(d)]; }

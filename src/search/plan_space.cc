@@ -46,7 +46,8 @@ const Values kBools = {"false", "true"};
 
 std::string placement_text(const std::vector<ParallelDim>& p) {
   std::string out = "[";
-  for (size_t i = 0; i < p.size(); ++i) out += (i ? ", " : "") + std::string(parallel_dim_name(p[i]));
+  for (size_t i = 0; i < p.size(); ++i)
+    out += (i ? ", " : "") + std::string(parallel_dim_name(p[i]));
   return out + "]";
 }
 
@@ -244,7 +245,8 @@ std::vector<SearchDimension> build_dimensions() {
   d.push_back({"plan.placement",
                [](const SearchContext&, const PlanSpec& p) {
                  Values out = {"[tensor, context, data, pipeline]"};
-                 if (p.data > 1 && p.pipeline > 1) out.push_back("[tensor, context, pipeline, data]");
+                 if (p.data > 1 && p.pipeline > 1)
+                   out.push_back("[tensor, context, pipeline, data]");
                  return out;
                },
                [](const std::string& v, const SearchContext&, PlanSpec* p) {
