@@ -23,6 +23,8 @@ enum class AttentionBackend { kAuto, kFlash, kFused, kUnfused };
 // per-tensor scaling), blockwise (1x128 / 128x128 blocks), mxfp8 (32-element blocks with
 // E8M0 scales; Blackwell only).
 enum class Fp8Recipe { kDelayed, kTensorwise, kBlockwise, kMxfp8 };
+// Megatron-Core --moe-token-dispatcher-type (megatron/core/transformer/moe/token_dispatcher.py).
+enum class MoeDispatcher { kAllGather, kAllToAll };
 
 const char* schedule_name(ScheduleKind s);
 bool parse_schedule(const std::string& name, ScheduleKind* out);
@@ -73,7 +75,20 @@ struct PlanSpec {
   double gpu_hour_price = 0;  // per GPU-hour; meaningful when has_gpu_hour_price
   bool has_gpu_hour_price = false;
 
+  // Mixture of experts (models with num_experts > 0). The EP ranks of an expert group are
+  // consecutive data-parallel ranks with the same tensor and pipeline rank (Megatron-Core's
+  // expert rank order tp-ep-dp-pp with expert_tensor_parallel_size = tensor).
+  int expert_parallel = 1;
+  int expert_tensor_parallel = 0;  // resolved: = tensor
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllGather;
+  double moe_capacity_factor = 0;  // 0: dropless
+  bool moe_pad_to_capacity = false;
+  double moe_load_imbalance = 1;  // busiest expert's tokens / mean
+  bool moe_shared_expert_overlap = false;
+
   int gpus() const { return tensor * pipeline * data; }
+  // Returns the expert-data-parallel size d / EP (the group that reduces expert gradients).
+  int expert_data_parallel() const { return data / expert_parallel; }
 };
 
 }  // namespace trident

@@ -4,9 +4,9 @@
 
 namespace trident {
 
-enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather };
+enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather, kAllToAll };
 
-// Returns "all-reduce", "reduce-scatter" or "all-gather".
+// Returns "all-reduce", "reduce-scatter", "all-gather" or "all-to-all".
 inline const char* collective_op_name(CollectiveOp op) {
   switch (op) {
     case CollectiveOp::kAllReduce:
@@ -15,6 +15,8 @@ inline const char* collective_op_name(CollectiveOp op) {
       return "reduce-scatter";
     case CollectiveOp::kAllGather:
       return "all-gather";
+    case CollectiveOp::kAllToAll:
+      return "all-to-all";
   }
   return "?";
 }

@@ -12,18 +12,22 @@
 #include <tuple>
 
 #include "core/errors.h"
+#include "engine/all_to_all.h"
 #include "engine/collective_lowering.h"
 #include "engine/fused_passes.h"
 #include "engine/phase_runner.h"
 #include "platform/platform.h"
 #include "schedule/rank_map.h"
+#include "workload/moe_ops.h"
 
 namespace sg4 = simgrid::s4u;
 
 namespace trident {
 namespace {
 
-enum class CollKind { kTensor, kData };
+// kExpert: a MoE dispatch or combine over the expert-parallel group; kExpertData: the expert
+// gradients' reduction (or weight gather) over the expert-data-parallel group.
+enum class CollKind { kTensor, kData, kExpert, kExpertData };
 
 // A collective in progress: participants arrive one by one; the last one starts the flows
 // (so a collective starts when its slowest member is ready) and, once they are done, releases
@@ -39,7 +43,8 @@ struct Rendezvous {
 struct ActorState {
   ActorTimeline* tl = nullptr;
   int tp = 0, dp = 0, pp = 0;
-  int tp_seq = 0, dp_seq = 0;       // collectives issued so far, to match them across actors
+  int tp_seq = 0, dp_seq = 0;  // collectives issued so far, to match them across actors
+  int ep_seq = 0, edp_seq = 0;
   double bucket_params = 0;         // gradients ready but not yet handed to a bucket
   int buckets = 0;                  // buckets launched so far
   bool record_closed_form = false;  // record its fused passes' TP collectives
@@ -70,6 +75,8 @@ class StepSimulation {
     replicas_ = shortcuts_.replicas_simulated(sc.plan);
     dp_op_ =
         sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
+    ep_ = sc.model.moe() ? sc.plan.expert_parallel : 1;
+    ep_load_ = moe_expert_load(sc.model, sc.plan);
   }
 
   Timeline run();
@@ -89,11 +96,16 @@ class StepSimulation {
                         int mb, int chunk);
   void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
   // Joins a collective; returns the semaphore that its completion releases for this actor.
-  sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async);
+  // `combine`: an expert all-to-all whose busiest member sends most (else receives most).
+  sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async,
+                         bool combine = false);
   // Runs a collective to completion and records it (a TP one for pass (mb, chunk) and `layer`);
   // returns the time this actor spent in it.
   double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes, int mb = -1,
-                    int chunk = 0, int layer = kLayerUnknown);
+                    int chunk = 0, int layer = kLayerUnknown, bool combine = false);
+  // Reduces (or, gather, all-gathers) the expert weights' share over the expert-data-parallel
+  // group; returns the time spent.
+  double expert_data_collective(ActorState& a, bool gather);
   // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
   // (or `flush`).
   void maybe_launch_bucket(ActorState& a, bool flush);
@@ -136,7 +148,9 @@ class StepSimulation {
   std::unique_ptr<Platform> platform_;
   int t_ = 1, d_ = 1, p_ = 1, v_ = 1;
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
-  int replicas_ = 1;  // data-parallel replicas simulated
+  int replicas_ = 1;    // data-parallel replicas simulated
+  int ep_ = 1;          // expert-parallel size (1 for dense models)
+  double ep_load_ = 1;  // the busiest EP rank's tokens / mean (moe_expert_load)
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
   LoweringOptions lowering_;
   double host_speed_ = 0;
@@ -150,7 +164,7 @@ class StepSimulation {
 };
 
 sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                       bool async) {
+                                       bool async, bool combine) {
   std::vector<std::vector<int>> groups;
   int participants = 1, group_id = 0, seq = 0;
   if (kind == CollKind::kTensor) {
@@ -158,6 +172,16 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     participants = full_ ? t_ : 1;
     group_id = a.pp * d_ + a.dp;
     seq = a.tp_seq++;
+  } else if (kind == CollKind::kExpert || kind == CollKind::kExpertData) {
+    const bool ep = kind == CollKind::kExpert;
+    for (int r : tensor_ranks(a)) {
+      groups.push_back(ep ? expert_group(ranks_, r, a.dp, a.pp, ep_)
+                          : expert_data_group(ranks_, r, a.dp, a.pp, ep_, d_));
+    }
+    participants = static_cast<int>(groups.front().size());
+    const int block = ep ? a.dp / ep_ : a.dp % ep_;
+    group_id = (a.pp * d_ + block) * (full_ ? t_ : 1) + (full_ ? a.tp : 0);
+    seq = ep ? a.ep_seq++ : a.edp_seq++;
   } else {
     for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
     participants = replicas_;
@@ -173,9 +197,14 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     std::vector<ActorState*> members = std::move(rv.members);
     rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    auto phases = kind == CollKind::kData && one_replica_
-                      ? lower_mirrored_ring(op, groups.front().front(), d_, bytes)
-                      : lower_collective(op, groups, bytes, island_of, lowering_);
+    std::vector<Phase> phases;
+    if (kind == CollKind::kData && one_replica_) {
+      phases = lower_mirrored_ring(op, groups.front().front(), d_, bytes);
+    } else if (op == CollectiveOp::kAllToAll) {
+      phases = lower_all_to_all(groups, imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine));
+    } else {
+      phases = lower_collective(op, groups, bytes, island_of, lowering_);
+    }
     auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
       const double start = sg4::Engine::get_clock();
       run_phases(*platform_, phases, &activities_);
@@ -200,12 +229,14 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
 }
 
 double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                  int mb, int chunk, int layer) {
+                                  int mb, int chunk, int layer, bool combine) {
   const double start = sg4::Engine::get_clock();
-  join(a, kind, op, bytes, /*async=*/false)->acquire();
+  join(a, kind, op, bytes, /*async=*/false, combine)->acquire();
   const bool tensor = kind == CollKind::kTensor;
-  if (Interval* iv =
-          record(a, tensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, mb, chunk)) {
+  const IntervalKind ik = tensor                      ? IntervalKind::kTpComm
+                          : kind == CollKind::kExpert ? IntervalKind::kEpComm
+                                                      : IntervalKind::kDpComm;
+  if (Interval* iv = record(a, ik, start, mb, chunk)) {
     iv->op = op;
     iv->bytes = bytes;
     iv->layer = layer;
@@ -223,10 +254,18 @@ TpTiming StepSimulation::record_fused(ActorState& a, const Pass& pass, const Fus
   return TpTiming::kClosedForm;
 }
 
+double StepSimulation::expert_data_collective(ActorState& a, bool gather) {
+  const StageWork& st = w_.stages[a.pp];
+  const double bytes = gather ? st.expert_param_gather_bytes : st.expert_grad_bytes;
+  if (bytes <= 0 || d_ / ep_ <= 1) return 0;
+  return collective(a, CollKind::kExpertData, gather ? CollectiveOp::kAllGather : dp_op_, bytes);
+}
+
 void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
   const StageWork& st = w_.stages[a.pp];
   if (a.bucket_params <= 0 || (!flush && a.bucket_params < st.grad_bucket_params)) return;
-  const double bytes = a.bucket_params * st.grad_bytes / st.params_per_gpu;
+  const double bytes =
+      a.bucket_params * st.grad_bytes / (st.params_per_gpu - st.expert_params_per_gpu);
   a.bucket_params = 0;
   a.pending_buckets.push_back(join(a, CollKind::kData, dp_op_, bytes, /*async=*/true));
 }
@@ -251,7 +290,7 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     } else {
       compute(seg.compute_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
-      if (seg.tp_bytes <= 0 || t_ == 1) {
+      if (seg.tp_bytes <= 0 || (t_ == 1 && !seg.expert)) {
         compute(seg.overlap_s);
       } else {
         // The overlapped compute (a weight-gradient GEMM) runs while the collective is in flight.
@@ -261,9 +300,11 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
           ++activities_;
           overlap = sg4::this_actor::exec_async(seg.overlap_s * host_speed_);
         }
-        collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes, mb, chunk, seg.layer);
+        collective(a, seg.expert ? CollKind::kExpert : CollKind::kTensor, seg.tp_op, seg.tp_bytes,
+                   mb, chunk, seg.layer, seg.combine);
         if (overlap) overlap->wait();
-        tl.tp_exposed_s += (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
+        const double exposed = (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
+        (seg.expert ? tl.ep_exposed_s : tl.tp_exposed_s) += exposed;
       }
     }
     if (fill_buckets && seg.grad_params > 0) {
@@ -341,6 +382,7 @@ void StepSimulation::actor_main(ActorState& a) {
                  in.microbatch, c, overlap_dp && in.microbatch == last_mb);
         break;
       case InstrKind::kDpGradReduce: {
+        a.tl->dp_exposed_s += expert_data_collective(a, false);
         if (!overlap_dp) {
           a.tl->dp_exposed_s += collective(a, CollKind::kData, dp_op_, work.grad_bytes);
           break;
@@ -366,6 +408,7 @@ void StepSimulation::actor_main(ActorState& a) {
       case InstrKind::kDpParamGather:
         a.tl->dp_exposed_s +=
             collective(a, CollKind::kData, CollectiveOp::kAllGather, work.param_gather_bytes);
+        a.tl->dp_exposed_s += expert_data_collective(a, true);
         break;
     }
   }

@@ -26,6 +26,8 @@ enum class IntervalKind : std::uint8_t {
   kPpWait,     // waiting for a pipeline neighbour to produce (bubble)
   kPpComm,     // point-to-point transfer of activations or gradients
   kDpComm,     // data-parallel gradient reduction (or the wait for its buckets)
+  kEpComm,     // expert-parallel collective of a MoE layer (dispatch or combine), simulated;
+               // also the expert-data-parallel gradient reduction (bucket -1, layer unknown)
 };
 
 // How the TP collectives of a pass ran and were recorded (passes), or how one was (kTpComm).
@@ -43,13 +45,15 @@ struct Interval {
   double end = 0;
   IntervalKind kind = IntervalKind::kForward;
   TpTiming tp = TpTiming::kNone;               // passes and kTpComm
-  CollectiveOp op = CollectiveOp::kAllReduce;  // kTpComm, kDpComm: the collective launched
+  CollectiveOp op = CollectiveOp::kAllReduce;  // kTpComm, kDpComm, kEpComm: the collective
   bool bucket_wait = false;      // kDpComm: waiting for the buckets launched during backward
   std::int16_t chunk = 0;        // model chunk (virtual stage on this GPU) of a pass or transfer
   std::int32_t microbatch = -1;  // passes, transfers; kTpComm: its pass's
   std::int32_t bucket = -1;      // kDpComm: gradient bucket; -1 for the step's whole reduction
-  std::int32_t layer = kLayerUnknown;  // kTpComm: the layer, or a kLayer* value
-  double bytes = 0;  // kTpComm, kDpComm: buffer per GPU as launched; kPpComm: bytes per GPU
+  std::int32_t layer = kLayerUnknown;  // kTpComm, kEpComm: the layer, or a kLayer* value
+  // kTpComm, kDpComm: buffer per GPU as launched; kEpComm: mean bytes each GPU sends;
+  // kPpComm: bytes per GPU.
+  double bytes = 0;
 };
 
 struct ActorTimeline {
@@ -61,8 +65,9 @@ struct ActorTimeline {
   double tp_exposed_s = 0;
   double pp_exposed_s = 0;
   double dp_exposed_s = 0;
-  double pp_wait_s = 0;  // waiting on pipeline neighbours inside the step
-  double end_s = 0;      // when this actor finished its step
+  double ep_exposed_s = 0;  // MoE dispatch and combine not hidden behind compute
+  double pp_wait_s = 0;     // waiting on pipeline neighbours inside the step
+  double end_s = 0;         // when this actor finished its step
   std::vector<Interval> intervals;
 };
 

@@ -52,6 +52,7 @@ EventTrack event_track(EventKind kind) {
     case EventKind::kTpCollective:
     case EventKind::kRecv:
     case EventKind::kDpCollective:
+    case EventKind::kEpCollective:
       break;
   }
   return EventTrack::kComm;
@@ -65,6 +66,8 @@ const char* collective_abbrev(CollectiveOp op) {
       return "RS";
     case CollectiveOp::kAllGather:
       return "AG";
+    case CollectiveOp::kAllToAll:
+      return "A2A";
   }
   return "?";
 }
@@ -97,6 +100,11 @@ std::string event_name(const StepEvent& e, int virtual_stages) {
       const std::string name = fmt::format("{} dp", collective_abbrev(e.op));
       if (e.bucket >= 0) return fmt::format("{} bucket {}", name, e.bucket);
       return e.bucket_wait ? name + " (wait for buckets)" : name;
+    }
+    case EventKind::kEpCollective: {
+      const std::string name = fmt::format("{} ep", collective_abbrev(e.op));
+      if (e.first_layer >= 0) return fmt::format("{} L{}", name, e.first_layer);
+      return name + " expert grads";
     }
   }
   return "?";
@@ -197,6 +205,14 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
           s.peer_stage = a.stage;
           s.peer_chunk = e.chunk;
           out[sender->second].events.push_back(s);
+          break;
+        }
+        case IntervalKind::kEpComm: {
+          StepEvent c = base_event(iv, EventKind::kEpCollective);
+          c.op = iv.op;
+          c.bytes = iv.bytes;
+          c.first_layer = iv.layer;
+          events.push_back(c);
           break;
         }
         case IntervalKind::kDpComm: {

@@ -48,6 +48,8 @@ const char* category(EventKind k) {
       return "pp";
     case EventKind::kDpCollective:
       return "dp";
+    case EventKind::kEpCollective:
+      return "ep";
   }
   return "?";
 }
@@ -111,6 +113,11 @@ std::string args_json(const StepEvent& e, int v) {
       if (e.bucket >= 0) add("bucket", std::to_string(e.bucket));
       add("bytes", bytes_text(e.bytes));
       if (e.bucket_wait) add_str("note", "waits for the buckets reduced during backward");
+      break;
+    case EventKind::kEpCollective:
+      add_str("op", collective_op_name(e.op));
+      if (e.first_layer >= 0) add("layer", layer_text(e.first_layer));
+      add("bytes", bytes_text(e.bytes));
       break;
     case EventKind::kOptimizer:
       break;

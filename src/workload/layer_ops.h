@@ -22,6 +22,7 @@ enum class OpKind {
   kMemory,        // memory-bound kernel timed by HBM bandwidth
   kTpCollective,  // collective on `bytes` (the full b*s*h buffer) over the TP group
   kAttention,     // one fused-attention kernel (flash or fused backend)
+  kEpCollective,  // collective on `bytes` per GPU over the expert-parallel group (moe_ops.h)
 };
 
 struct Op {
@@ -38,6 +39,16 @@ struct Op {
   // Backward only: true when the op's collective may run concurrently with the next op
   // (Megatron overlaps the input-gradient all-reduce with the weight-gradient GEMM).
   bool overlaps_next = false;
+  // overlaps_next: how many of the following ops run during the collective.
+  int overlap_ops = 1;
+  // kGemm: a grouped GEMM of `gemm.batch` experts (ComputeModel::grouped_gemm_time).
+  bool grouped = false;
+  // kEpCollective all-to-all: the combine (the busiest rank sends the most) rather than the
+  // dispatch (it receives the most).
+  bool combine = false;
+  // Model FLOPs per executed FLOP: the expert GEMMs run at the busiest rank's load, but the
+  // model's FLOPs are the balanced ones (1 / expert_load).
+  double model_flops_scale = 1;
 
   // FLOPs the kernel runs (GEMMs and attention; 0 for others).
   double flops() const;
@@ -63,6 +74,17 @@ struct LayerDims {
   // Megatron sequence parallelism: norms and dropouts run on 1/t of the tokens, and each
   // all-reduce becomes an all-gather before the block and a reduce-scatter after it.
   bool sequence_parallel = false;
+  // Attention head dimension (model.kv_channels) and the width of the attention output a x hd
+  // (= h unless kv_channels says otherwise).
+  double hd = 0, q_dim = 0;
+  // Multi-latent attention (model.multi_latent_attention): ranks and per-head dimensions.
+  bool mla = false;
+  double q_lora = 0, kv_lora = 0, qk = 0, qk_rope = 0, v_dim = 0;
+  // Mixture of experts: the MLP of a MoE layer (moe_ops.h).
+  double experts = 0, topk = 0, f_moe = 0, f_shared = 0, ep = 1;
+  double expert_load = 1;  // tokens of the busiest rank's experts / the balanced mean
+  bool alltoall = false;   // moe_token_dispatcher_type alltoall (else allgather)
+  bool shared_overlap = false;
 };
 
 // `arch` resolves attention_backend auto and the FP8 cast layout.
@@ -78,10 +100,11 @@ double fp8_cast_bytes_per_element(Fp8Recipe recipe, GpuArchitecture arch);
 // Bytes per parameter of the FP8 weight copies Transformer Engine keeps (and their scales).
 double fp8_weight_bytes_per_param(Fp8Recipe recipe, GpuArchitecture arch);
 
-// Returns the forward kernels of one transformer layer on one TP rank, in execution order.
-std::vector<Op> layer_forward_ops(const LayerDims& d);
+// Returns the forward kernels of one transformer layer on one TP rank, in execution order;
+// `moe`: its MLP is a mixture of experts (moe_ops.h).
+std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe = false);
 // Returns the backward kernels of one layer (input gradients, weight gradients, all-reduces).
-std::vector<Op> layer_backward_ops(const LayerDims& d);
+std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe = false);
 // Embedding (first stage): vocab-parallel lookup, then an all-reduce of its output.
 std::vector<Op> embedding_forward_ops(const LayerDims& d);
 std::vector<Op> embedding_backward_ops(const LayerDims& d);

@@ -30,6 +30,10 @@ struct Segment {
   double grad_params = 0;
   // The layer whose collective closes this segment (or a kLayer* value).
   int layer = kLayerUnknown;
+  // The collective runs over the expert-parallel group (tp_bytes: bytes per GPU of a MoE
+  // dispatch or combine, moe_ops.h), not the TP group; `combine`: the busiest rank sends most.
+  bool expert = false;
+  bool combine = false;
 };
 
 // One forward or backward pass of one micro-batch through one chunk, on one TP rank.
@@ -40,6 +44,8 @@ struct Pass {
   double model_flops = 0;  // FLOPs of the model itself (no recomputation)
   int collectives = 0;     // TP collectives in the pass
   double tp_bytes = 0;     // their summed buffers
+  int ep_collectives = 0;  // expert-parallel collectives (MoE dispatch and combine)
+  double ep_bytes = 0;     // their summed bytes per GPU
 };
 
 // A contiguous run of layers a stage holds (one of its `virtual_stages` chunks).
@@ -58,7 +64,8 @@ struct StageMemory {
   double weights = 0, gradients = 0, optimizer = 0;  // bytes per GPU
   double activations = 0;          // peak bytes of activations in flight under the schedule
   int microbatches_in_flight = 0;  // peak (micro-batch, chunk) forwards awaiting backward
-  double total() const { return weights + gradients + optimizer + activations; }
+  double dispatch_buffers = 0;     // MoE: one layer's all-to-all send and receive buffers
+  double total() const { return weights + gradients + optimizer + activations + dispatch_buffers; }
 };
 
 struct StageWork {
@@ -70,6 +77,12 @@ struct StageWork {
   double param_gather_bytes = 0;  // distributed optimizer: updated weights all-gathered
   double p2p_bytes = 0;           // bytes one GPU sends to a neighbour per micro-batch and chunk
   double grad_bucket_params = 0;  // parameters per DP gradient bucket (overlap_grad_reduce)
+  // MoE: the routed experts' share of params_per_gpu (E / EP experts of each MoE layer, split
+  // over t); their gradients reduce over the expert-data-parallel group (d / EP GPUs), not
+  // with grad_bytes, and their distributed-optimizer gather runs over it too.
+  double expert_params_per_gpu = 0;
+  double expert_grad_bytes = 0;
+  double expert_param_gather_bytes = 0;
   StageMemory memory;
 };
 
@@ -78,6 +91,13 @@ struct Workload {
   double total_params = 0;
   double model_flops_per_step = 0;     // all GPUs, one global batch
   double hardware_flops_per_step = 0;  // with recomputation
+  // Parameters one token uses (moe_model.h active_params; = total_params for dense models),
+  // and Megatron-LM's num_floating_point_operations for one global batch.
+  double active_params = 0;
+  double megatron_flops_per_step = 0;
+  // MoE: tokens per expert per micro-batch over its EP group, balanced and busiest.
+  double tokens_per_expert_mean = 0;
+  double tokens_per_expert_max = 0;
 };
 
 // Builds the per-stage work of `scenario` from the Megatron cost model (layer_ops.h) timed by
