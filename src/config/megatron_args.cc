@@ -66,7 +66,33 @@ const std::map<std::string, Arg>& known_args() {
       {"--fp16", {Use::kSpecial, true, ""}},
       {"--fp8-format", {Use::kSpecial, false, ""}},
       {"--context-parallel-size", {Use::kSpecial, false, ""}},
-      {"--expert-model-parallel-size", {Use::kSpecial, false, ""}},
+      {"--expert-model-parallel-size", {Use::kPlan, false, "expert_model_parallel_size"}},
+      {"--expert-tensor-parallel-size", {Use::kPlan, false, "expert_tensor_parallel_size"}},
+      {"--num-experts", {Use::kModel, false, "num_experts"}},
+      {"--moe-router-topk", {Use::kModel, false, "moe_router_topk"}},
+      {"--moe-ffn-hidden-size", {Use::kModel, false, "moe_ffn_hidden_size"}},
+      {"--moe-shared-expert-intermediate-size",
+       {Use::kModel, false, "moe_shared_expert_intermediate_size"}},
+      {"--moe-layer-freq", {Use::kSpecial, false, ""}},
+      {"--moe-token-dispatcher-type", {Use::kSpecial, false, ""}},
+      {"--moe-expert-capacity-factor", {Use::kPlan, false, "moe_expert_capacity_factor"}},
+      {"--moe-pad-expert-input-to-capacity",
+       {Use::kPlan, true, "moe_pad_expert_input_to_capacity"}},
+      {"--moe-shared-expert-overlap", {Use::kPlan, true, "moe_shared_expert_overlap"}},
+      {"--moe-grouped-gemm",
+       {Use::kIgnored, true, "trident times the experts as one grouped GEMM"}},
+      {"--moe-router-load-balancing-type",
+       {Use::kIgnored, false,
+        "the balancing loss; routing imbalance is "
+        "plan.moe_expert_load_imbalance"}},
+      {"--moe-aux-loss-coeff", {Use::kIgnored, false, "a loss coefficient"}},
+      {"--multi-latent-attention", {Use::kModel, true, "multi_latent_attention"}},
+      {"--q-lora-rank", {Use::kModel, false, "q_lora_rank"}},
+      {"--kv-lora-rank", {Use::kModel, false, "kv_lora_rank"}},
+      {"--qk-head-dim", {Use::kModel, false, "qk_head_dim"}},
+      {"--qk-pos-emb-head-dim", {Use::kModel, false, "qk_pos_emb_head_dim"}},
+      {"--v-head-dim", {Use::kModel, false, "v_head_dim"}},
+      {"--kv-channels", {Use::kModel, false, "kv_channels"}},
       {"--attention-backend", {Use::kSpecial, false, ""}},
       // Refused: they change the step and trident does not model them.
       {"--use-flash-attn", {Use::kSpecial, true, ""}},
@@ -77,16 +103,62 @@ const std::map<std::string, Arg>& known_args() {
       {"--fp8-dot-product-attention", {Use::kPlan, true, "fp8_attention"}},
       {"--overlap-param-gather",
        {Use::kRefused, true, "overlapped parameter all-gather is not modelled"}},
-      {"--num-experts", {Use::kRefused, false, "mixture of experts is not modelled"}},
-      {"--moe-router-topk", {Use::kRefused, false, "mixture of experts is not modelled"}},
       {"--tp-comm-overlap",
        {Use::kRefused, true, "TP communication overlap with GEMMs is not modelled"}},
       {"--num-layers-per-stage", {Use::kRefused, false, "use --decoder-first/last-..."}},
-      {"--moe-grouped-gemm", {Use::kRefused, true, "mixture of experts is not modelled"}},
-      {"--multi-latent-attention", {Use::kRefused, true, "MLA is not modelled"}},
       {"--encoder-num-layers", {Use::kRefused, false, "encoders are not modelled"}},
   };
   return args;
+}
+
+// Megatron's --moe-layer-freq: an integer, or a Python list expression of 0/1 items and
+// [x]*n repetitions joined by + ("([0]*3+[1]*58)", "[1,0,1,0]"). Writes the integer or the
+// expanded YAML list to *out; returns false for anything else.
+bool moe_layer_pattern(const std::string& text, std::string* out) {
+  std::string s;
+  for (char c : text) {
+    if (c != ' ' && c != '\'' && c != '"') s += c;
+  }
+  if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) {
+    *out = s;
+    return true;
+  }
+  if (s.size() >= 2 && s.front() == '(' && s.back() == ')') s = s.substr(1, s.size() - 2);
+  std::vector<std::string> items;
+  size_t i = 0;
+  while (i < s.size()) {
+    if (s[i] != '[') return false;
+    const size_t close = s.find(']', i);
+    if (close == std::string::npos) return false;
+    std::vector<std::string> part;
+    for (size_t j = i + 1; j < close; ++j) {
+      if (s[j] == '0' || s[j] == '1') {
+        part.push_back(std::string(1, s[j]));
+      } else if (s[j] != ',') {
+        return false;
+      }
+    }
+    i = close + 1;
+    long times = 1;
+    if (i < s.size() && s[i] == '*') {
+      size_t end = i + 1;
+      while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+      if (end == i + 1) return false;
+      times = std::stol(s.substr(i + 1, end - i - 1));
+      if (times > 100000) return false;
+      i = end;
+    }
+    for (long k = 0; k < times; ++k) items.insert(items.end(), part.begin(), part.end());
+    if (i < s.size()) {
+      if (s[i] != '+') return false;
+      ++i;
+    }
+  }
+  if (items.empty()) return false;
+  *out = "[";
+  for (size_t k = 0; k < items.size(); ++k) *out += (k ? ", " : "") + items[k];
+  *out += "]";
+  return true;
 }
 
 // Prefixes and names of arguments that do not change one step (logging, data, checkpoints,
@@ -271,8 +343,23 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     refused.push_back("--context-parallel-size " + get("--context-parallel-size") +
                       " (context parallelism is not modelled)");
   }
-  if (has("--expert-model-parallel-size") && get("--expert-model-parallel-size") != "1") {
-    refused.push_back("--expert-model-parallel-size (mixture of experts is not modelled)");
+  if (has("--moe-token-dispatcher-type")) {
+    const std::string d = get("--moe-token-dispatcher-type");
+    if (d == "alltoall" || d == "allgather") {
+      plan["moe_token_dispatcher_type"] = d;
+    } else {
+      refused.push_back("--moe-token-dispatcher-type " + d +
+                        " (expected alltoall or allgather; flex (DeepEP) is not modelled)");
+    }
+  }
+  if (has("--moe-layer-freq")) {
+    std::string pattern;
+    if (moe_layer_pattern(get("--moe-layer-freq"), &pattern)) {
+      model["moe_layer_freq"] = pattern;
+    } else {
+      refused.push_back("--moe-layer-freq " + get("--moe-layer-freq") +
+                        " (expected an integer or a list such as ([0]*3+[1]*58))");
+    }
   }
   // Megatron-Core's backends; `local` is its own unfused implementation. Without either
   // option Megatron picks (auto), as trident's default does.

@@ -43,15 +43,22 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   r.model_flops_per_step = w.model_flops_per_step;
   r.hardware_flops_per_step = w.hardware_flops_per_step;
   r.parameters = w.total_params;
+  r.active_params = w.active_params;
+  r.tokens_per_expert_mean = w.tokens_per_expert_mean;
+  r.tokens_per_expert_max = w.tokens_per_expert_max;
+  r.moe = sc.model.moe();
+  r.expert_parallel = r.moe ? plan.expert_parallel : 1;
   r.sim_activities = tl.activities;
 
   const double step = tl.step_time_s;
   std::vector<double> stage_gpus(plan.pipeline, 0.0);
   r.stages.resize(plan.pipeline);
-  double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0;
+  double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0, ep = 0;
   for (const ActorTimeline& a : tl.actors) {
     const double g = a.gpus;
-    const double idle = step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s;
+    const double idle =
+        step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s - a.ep_exposed_s;
+    ep += g * a.ep_exposed_s;
     gpus += g;
     compute += g * a.compute_s;
     bubble += g * idle;
@@ -64,6 +71,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.tp_comm_exposed_s += g * a.tp_exposed_s;
     s.pp_comm_exposed_s += g * a.pp_exposed_s;
     s.dp_comm_exposed_s += g * a.dp_exposed_s;
+    s.ep_comm_exposed_s += g * a.ep_exposed_s;
     s.bubble_s += g * idle;
   }
   if (gpus > 0 && step > 0) {
@@ -72,6 +80,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     r.tp_comm_exposed_s = non_negative(tp / gpus);
     r.pp_comm_exposed_s = non_negative(pp / gpus);
     r.dp_comm_exposed_s = non_negative(dp / gpus);
+    r.ep_comm_exposed_s = non_negative(ep / gpus);
     // MFU keeps Megatron's model-FLOPs formula and is measured against the BF16 dense peak
     // (FP16 where a GPU file has no BF16), whatever the run precision; mfu_run_precision is
     // against the run precision's own peak.
@@ -83,6 +92,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     r.mfu_peak = precision_name(base);
     r.mfu = w.model_flops_per_step / (step * r.gpus * peak);
     r.hfu = w.hardware_flops_per_step / (step * r.gpus * peak);
+    r.mfu_active = w.megatron_flops_per_step / (step * r.gpus * peak);
     r.mfu_run_precision =
         w.model_flops_per_step / (step * r.gpus * sc.cluster.peak(plan.precision));
     r.model_tflops_per_gpu = w.model_flops_per_step / step / r.gpus / 1e12;
@@ -108,11 +118,13 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.tp_comm_exposed_s = non_negative(s.tp_comm_exposed_s / g);
     s.pp_comm_exposed_s = non_negative(s.pp_comm_exposed_s / g);
     s.dp_comm_exposed_s = non_negative(s.dp_comm_exposed_s / g);
+    s.ep_comm_exposed_s = non_negative(s.ep_comm_exposed_s / g);
     s.bubble_s = non_negative(s.bubble_s / g);
     s.weights_gib = work.memory.weights / kGiB;
     s.gradients_gib = work.memory.gradients / kGiB;
     s.optimizer_gib = work.memory.optimizer / kGiB;
     s.activations_gib = work.memory.activations / kGiB;
+    s.dispatch_buffers_gib = work.memory.dispatch_buffers / kGiB;
     s.memory_gib = work.memory.total() / kGiB;
     s.microbatches_in_flight = work.memory.microbatches_in_flight;
     r.peak_memory_gib = std::max(r.peak_memory_gib, s.memory_gib);
