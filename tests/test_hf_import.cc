@@ -130,7 +130,6 @@ TEST_CASE("one expert is a dense MLP", "[hf]") {
   const std::string one =
       write_config("one-expert", std::string(kDense) + R"(, "num_experts": 1})");
   CHECK(listed_problems(one, {"model.seq_length=4096"}).empty());
-  CHECK_FALSE(load_model_file(one).moe());
 }
 
 TEST_CASE("the training length comes from the scenario, never max_position_embeddings", "[hf]") {

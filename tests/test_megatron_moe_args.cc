@@ -59,6 +59,7 @@ TEST_CASE("MLA, shared experts and a layer pattern from a DeepSeek-style line", 
       "--v-head-dim 128 --num-experts 256 --moe-router-topk 8 --moe-ffn-hidden-size 2048 "
       "--moe-shared-expert-intermediate-size 2048 --moe-layer-freq ([0]*3+[1]*58) "
       "--expert-model-parallel-size 64 --pipeline-model-parallel-size 16 "
+      "--decoder-last-pipeline-num-layers 1 "
       "--micro-batch-size 1 --global-batch-size 1024 --bf16";
   const MegatronScenario t =
       translate_megatron_args("torchrun --nnodes 128 x.py " + line, "ds.sh", "dgx-h100");

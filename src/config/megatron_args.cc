@@ -242,6 +242,11 @@ std::string yaml_scalar(const std::string& value) {
                       c == '_' || c == '+');
   }
   if (plain) return value;
+  // A flow list of integers (the expanded --moe-layer-freq) stays a list.
+  if (value.size() >= 2 && value.front() == '[' && value.back() == ']' &&
+      value.find_first_not_of("0123456789, ", 1) == value.size() - 1) {
+    return value;
+  }
   std::string q = "'";
   for (char c : value) q += c == '\'' ? std::string("''") : std::string(1, c);
   return q + "'";
