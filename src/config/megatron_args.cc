@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "config/moe_layer_freq.h"
 #include "config/shell_words.h"
 #include "core/errors.h"
 
@@ -109,56 +110,6 @@ const std::map<std::string, Arg>& known_args() {
       {"--encoder-num-layers", {Use::kRefused, false, "encoders are not modelled"}},
   };
   return args;
-}
-
-// Megatron's --moe-layer-freq: an integer, or a Python list expression of 0/1 items and
-// [x]*n repetitions joined by + ("([0]*3+[1]*58)", "[1,0,1,0]"). Writes the integer or the
-// expanded YAML list to *out; returns false for anything else.
-bool moe_layer_pattern(const std::string& text, std::string* out) {
-  std::string s;
-  for (char c : text) {
-    if (c != ' ' && c != '\'' && c != '"') s += c;
-  }
-  if (!s.empty() && s.find_first_not_of("0123456789") == std::string::npos) {
-    *out = s;
-    return true;
-  }
-  if (s.size() >= 2 && s.front() == '(' && s.back() == ')') s = s.substr(1, s.size() - 2);
-  std::vector<std::string> items;
-  size_t i = 0;
-  while (i < s.size()) {
-    if (s[i] != '[') return false;
-    const size_t close = s.find(']', i);
-    if (close == std::string::npos) return false;
-    std::vector<std::string> part;
-    for (size_t j = i + 1; j < close; ++j) {
-      if (s[j] == '0' || s[j] == '1') {
-        part.push_back(std::string(1, s[j]));
-      } else if (s[j] != ',') {
-        return false;
-      }
-    }
-    i = close + 1;
-    long times = 1;
-    if (i < s.size() && s[i] == '*') {
-      size_t end = i + 1;
-      while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
-      if (end == i + 1) return false;
-      times = std::stol(s.substr(i + 1, end - i - 1));
-      if (times > 100000) return false;
-      i = end;
-    }
-    for (long k = 0; k < times; ++k) items.insert(items.end(), part.begin(), part.end());
-    if (i < s.size()) {
-      if (s[i] != '+') return false;
-      ++i;
-    }
-  }
-  if (items.empty()) return false;
-  *out = "[";
-  for (size_t k = 0; k < items.size(); ++k) *out += (k ? ", " : "") + items[k];
-  *out += "]";
-  return true;
 }
 
 // Prefixes and names of arguments that do not change one step (logging, data, checkpoints,
@@ -359,7 +310,7 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   }
   if (has("--moe-layer-freq")) {
     std::string pattern;
-    if (moe_layer_pattern(get("--moe-layer-freq"), &pattern)) {
+    if (parse_moe_layer_freq(get("--moe-layer-freq"), &pattern)) {
       model["moe_layer_freq"] = pattern;
     } else {
       refused.push_back("--moe-layer-freq " + get("--moe-layer-freq") +
