@@ -252,6 +252,66 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
   return issues;
 }
 
+// Megatron-Core's expert-parallel rules (megatron/core/parallel_state.py
+// initialize_model_parallel, megatron/training/arguments.py): EP x ETP divides the GPUs of a
+// pipeline stage (t x d); the experts split evenly over EP; tensor parallelism with experts
+// needs sequence parallelism. trident places the expert group on data-parallel ranks, so it
+// models ETP = t and EP dividing d.
+void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssue>* issues) {
+  if (!m.moe()) {
+    if (p.expert_parallel > 1) {
+      add(issues, {"plan.expert_model_parallel_size"},
+          "expert_model_parallel_size " + str(p.expert_parallel) +
+              " needs a model with experts (model.num_experts is not set)");
+    }
+    return;
+  }
+  if (m.num_experts % p.expert_parallel != 0) {
+    add(issues, {"plan.expert_model_parallel_size", "model.num_experts"},
+        "num_experts " + str(m.num_experts) + " is not divisible by expert_model_parallel_size " +
+            str(p.expert_parallel) + " (each EP rank holds the same number of experts)");
+  }
+  if (p.data % p.expert_parallel != 0) {
+    add(issues, {"plan.expert_model_parallel_size", "plan.data_parallel"},
+        "expert_model_parallel_size " + str(p.expert_parallel) + " does not divide data_parallel " +
+            str(p.data) +
+            " (the expert groups fold into the data-parallel ranks: EP x ETP must divide "
+            "tensor_parallel x data_parallel)");
+  }
+  if (p.context > 1) {
+    add(issues, {"plan.context_parallel", "model.num_experts"},
+        "context_parallel " + str(p.context) +
+            " with experts is not modelled yet (expert groups fold into data-parallel ranks "
+            "only): use context_parallel 1 for mixture-of-experts models");
+  }
+  if (p.shards_gradients()) {
+    add(issues, {"plan.data_parallel_sharding_strategy", "model.num_experts"},
+        "data_parallel_sharding_strategy optim_grads and optim_grads_params are not modelled "
+        "for experts yet: use no_shard or optim (the distributed optimizer)");
+  }
+  if (p.expert_tensor_parallel != p.tensor) {
+    add(issues, {"plan.expert_tensor_parallel_size"},
+        "expert_tensor_parallel_size " + str(p.expert_tensor_parallel) +
+            " differs from tensor_parallel " + str(p.tensor) +
+            " (trident models experts split like the dense layers: expected " + str(p.tensor) +
+            ")");
+  }
+  if (p.tensor > 1 && !p.sequence_parallel) {
+    add(issues, {"plan.sequence_parallel", "plan.tensor_parallel"},
+        "a mixture of experts with tensor_parallel " + str(p.tensor) +
+            " needs sequence_parallel: true (Megatron-Core requires it)");
+  }
+  if (m.moe_router_topk > m.num_experts) {
+    add(issues, {"model.moe_router_topk"},
+        "moe_router_topk " + str(m.moe_router_topk) + " exceeds num_experts " + str(m.num_experts));
+  }
+  if (p.moe_pad_to_capacity && p.moe_capacity_factor <= 0) {
+    add(issues, {"plan.moe_pad_expert_input_to_capacity"},
+        "moe_pad_expert_input_to_capacity needs moe_expert_capacity_factor (padding is to the "
+        "capacity)");
+  }
+}
+
 std::vector<SpecIssue> plan_issues(const PlanSpec& p, const ModelSpec& m, const ClusterSpec& c) {
   std::vector<SpecIssue> issues = plan_layout_issues(p, m, c);
   if (!issues.empty()) return issues;
@@ -267,6 +327,7 @@ std::vector<SpecIssue> plan_issues(const PlanSpec& p, const ModelSpec& m, const 
               ") to be a multiple of pipeline_parallel (" + str(p.pipeline) + ")");
     }
   }
+  moe_plan_issues(p, m, &issues);
   const std::int64_t global =
       checked_mul(checked_mul(p.num_microbatches, p.micro_batch_size), p.data);
   if (global != p.global_batch_size) {

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "config/hf_moe_import.h"
+
 namespace trident {
 namespace {
 
@@ -52,7 +54,12 @@ std::string hf_model_name(const std::string& path) {
   return p.stem().string();
 }
 
-YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, Diagnostics* diag) {
+YamlNodePtr model_map_from_hf(const YamlNode& file, const std::string& name, Diagnostics* diag) {
+  // Multimodal configs (Llama 4) hold the language model under text_config.
+  const YamlEntry* text = file.find("text_config");
+  const YamlNode& config =
+      text != nullptr && text->value->is_map() && !file.find("num_hidden_layers") ? *text->value
+                                                                                  : file;
   auto model = std::make_shared<YamlNode>();
   model->kind = YamlNode::Kind::kMap;
   model->mark = config.mark;
@@ -60,24 +67,6 @@ YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, D
   const auto fail = [&](const YamlMark& mark, const std::string& key, const std::string& what) {
     report(diag, ConfigError(location_of(mark, "model." + key), what));
   };
-
-  // Mixtures of experts are not modelled yet: simulating one as its dense trunk would be
-  // silently wrong, so a config with experts is refused, naming the field.
-  for (const char* experts : {"num_local_experts", "num_experts", "n_routed_experts",
-                              "moe_num_experts", "num_experts_per_tok", "moe_intermediate_size"}) {
-    const YamlEntry* e = config.find(experts);
-    if (e == nullptr || e->value->is_null()) continue;
-    const YamlNode& v = *e->value;
-    if (v.is_scalar() && (v.scalar == "0" || v.scalar == "1") &&
-        std::string(experts) != "moe_intermediate_size") {
-      continue;  // one expert: a dense MLP
-    }
-    fail(v.mark, e->key,
-         "this is a mixture-of-experts config (" + e->key + ": " +
-             excerpt(v.is_scalar() ? v.scalar : v.describe()) +
-             "); trident does not model experts yet and will not simulate it as a dense model");
-    break;
-  }
 
   struct Field {
     const char* key;                 // Megatron name
@@ -181,6 +170,7 @@ YamlNodePtr model_map_from_hf(const YamlNode& config, const std::string& name, D
     position = "alibi";
   }
   model->set("position_embedding", config.mark, plain_scalar(position, config.mark));
+  add_hf_moe_fields(config, model.get(), fail);
   return model;
 }
 

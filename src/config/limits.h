@@ -25,6 +25,7 @@ constexpr std::int64_t kMaxLayers = 100000;
 constexpr std::int64_t kMaxHiddenSize = 1000000;
 constexpr std::int64_t kMaxHeads = 100000;
 constexpr std::int64_t kMaxFfnHiddenSize = 10000000;
+constexpr std::int64_t kMaxExperts = 100000;  // routed experts per MoE layer
 constexpr std::int64_t kMaxSeqLength = 10000000;
 constexpr std::int64_t kMaxVocabSize = 1000000000;
 constexpr std::int64_t kMaxMicroBatchSize = 1000000;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "config/moe_layer_freq.h"
 #include "config/shell_words.h"
 #include "core/errors.h"
 
@@ -77,7 +78,33 @@ const std::map<std::string, Arg>& known_args() {
       {"--fp8-format", {Use::kSpecial, false, ""}},
       {"--context-parallel-size", {Use::kPlan, false, "context_parallel"}},
       {"--cp-comm-type", {Use::kSpecial, false, ""}},
-      {"--expert-model-parallel-size", {Use::kSpecial, false, ""}},
+      {"--expert-model-parallel-size", {Use::kPlan, false, "expert_model_parallel_size"}},
+      {"--expert-tensor-parallel-size", {Use::kPlan, false, "expert_tensor_parallel_size"}},
+      {"--num-experts", {Use::kModel, false, "num_experts"}},
+      {"--moe-router-topk", {Use::kModel, false, "moe_router_topk"}},
+      {"--moe-ffn-hidden-size", {Use::kModel, false, "moe_ffn_hidden_size"}},
+      {"--moe-shared-expert-intermediate-size",
+       {Use::kModel, false, "moe_shared_expert_intermediate_size"}},
+      {"--moe-layer-freq", {Use::kSpecial, false, ""}},
+      {"--moe-token-dispatcher-type", {Use::kSpecial, false, ""}},
+      {"--moe-expert-capacity-factor", {Use::kPlan, false, "moe_expert_capacity_factor"}},
+      {"--moe-pad-expert-input-to-capacity",
+       {Use::kPlan, true, "moe_pad_expert_input_to_capacity"}},
+      {"--moe-shared-expert-overlap", {Use::kPlan, true, "moe_shared_expert_overlap"}},
+      {"--moe-grouped-gemm",
+       {Use::kIgnored, true, "trident times the experts as one grouped GEMM"}},
+      {"--moe-router-load-balancing-type",
+       {Use::kIgnored, false,
+        "the balancing loss; routing imbalance is "
+        "plan.moe_expert_load_imbalance"}},
+      {"--moe-aux-loss-coeff", {Use::kIgnored, false, "a loss coefficient"}},
+      {"--multi-latent-attention", {Use::kModel, true, "multi_latent_attention"}},
+      {"--q-lora-rank", {Use::kModel, false, "q_lora_rank"}},
+      {"--kv-lora-rank", {Use::kModel, false, "kv_lora_rank"}},
+      {"--qk-head-dim", {Use::kModel, false, "qk_head_dim"}},
+      {"--qk-pos-emb-head-dim", {Use::kModel, false, "qk_pos_emb_head_dim"}},
+      {"--v-head-dim", {Use::kModel, false, "v_head_dim"}},
+      {"--kv-channels", {Use::kModel, false, "kv_channels"}},
       {"--attention-backend", {Use::kSpecial, false, ""}},
       // Refused: they change the step and trident does not model them.
       {"--use-flash-attn", {Use::kSpecial, true, ""}},
@@ -86,11 +113,7 @@ const std::map<std::string, Arg>& known_args() {
       {"--normalization", {Use::kModel, false, "normalization"}},
       {"--fp8-recipe", {Use::kPlan, false, "fp8_recipe"}},
       {"--fp8-dot-product-attention", {Use::kPlan, true, "fp8_attention"}},
-      {"--num-experts", {Use::kRefused, false, "mixture of experts is not modelled"}},
-      {"--moe-router-topk", {Use::kRefused, false, "mixture of experts is not modelled"}},
       {"--num-layers-per-stage", {Use::kRefused, false, "use --decoder-first/last-..."}},
-      {"--moe-grouped-gemm", {Use::kRefused, true, "mixture of experts is not modelled"}},
-      {"--multi-latent-attention", {Use::kRefused, true, "MLA is not modelled"}},
       {"--encoder-num-layers", {Use::kRefused, false, "encoders are not modelled"}},
   };
   return args;
@@ -177,6 +200,11 @@ std::string yaml_scalar(const std::string& value) {
                       c == '_' || c == '+');
   }
   if (plain) return value;
+  // A flow list of integers (the expanded --moe-layer-freq) stays a list.
+  if (value.size() >= 2 && value.front() == '[' && value.back() == ']' &&
+      value.find_first_not_of("0123456789, ", 1) == value.size() - 1) {
+    return value;
+  }
   std::string q = "'";
   for (char c : value) q += c == '\'' ? std::string("''") : std::string(1, c);
   return q + "'";
@@ -287,8 +315,23 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
                         " (hierarchical a2a+p2p context parallelism is not modelled)");
     }
   }
-  if (has("--expert-model-parallel-size") && get("--expert-model-parallel-size") != "1") {
-    refused.push_back("--expert-model-parallel-size (mixture of experts is not modelled)");
+  if (has("--moe-token-dispatcher-type")) {
+    const std::string d = get("--moe-token-dispatcher-type");
+    if (d == "alltoall" || d == "allgather") {
+      plan["moe_token_dispatcher_type"] = d;
+    } else {
+      refused.push_back("--moe-token-dispatcher-type " + d +
+                        " (expected alltoall or allgather; flex (DeepEP) is not modelled)");
+    }
+  }
+  if (has("--moe-layer-freq")) {
+    std::string pattern;
+    if (parse_moe_layer_freq(get("--moe-layer-freq"), &pattern)) {
+      model["moe_layer_freq"] = pattern;
+    } else {
+      refused.push_back("--moe-layer-freq " + get("--moe-layer-freq") +
+                        " (expected an integer or a list such as ([0]*3+[1]*58))");
+    }
   }
   // Megatron-Core's backends; `local` is its own unfused implementation. Without either
   // option Megatron picks (auto), as trident's default does.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace trident {
 
@@ -29,7 +30,42 @@ struct ModelSpec {
   // Megatron --normalization: LayerNorm (weight and bias) or RMSNorm (weight only).
   bool rms_norm = false;
 
-  int head_dim() const { return hidden_size / num_attention_heads; }
+  // Megatron --kv-channels: the dimension of one attention head (Qwen3's head_dim 128 with
+  // hidden 2048 and 32 heads); 0 reads as hidden_size / num_attention_heads.
+  int kv_channels = 0;
+
+  // Mixture of experts (Megatron-Core megatron/core/transformer/moe/). num_experts 0: every MLP
+  // is dense. A MoE layer's MLP is a router (h x E), E routed experts of width
+  // moe_ffn_hidden_size of which each token visits moe_router_topk, and an optional shared
+  // expert of width moe_shared_expert_intermediate_size that every token visits.
+  int num_experts = 0;
+  int moe_router_topk = 2;
+  std::int64_t moe_ffn_hidden_size = 0;                  // resolved: = ffn_hidden_size if not given
+  std::int64_t moe_shared_expert_intermediate_size = 0;  // 0: no shared expert
+  // Resolved Megatron --moe-layer-freq (an integer N: layers 0, N, 2N, ... are MoE; or a 0/1
+  // list per layer) with the first first_k_dense_replace layers made dense; size num_layers
+  // when num_experts > 0, else empty.
+  std::vector<int> moe_layer_pattern;
+  int first_k_dense_replace = 0;
+
+  // Multi-latent attention (DeepSeek-V2/V3; Megatron-Core multi_latent_attention.py): queries
+  // through a low-rank projection of q_lora_rank (0: a direct projection), keys and values
+  // through a shared latent of kv_lora_rank, with qk_pos_emb_head_dim rotary dimensions per
+  // head beside the qk_head_dim ones.
+  bool multi_latent_attention = false;
+  int q_lora_rank = 0;
+  int kv_lora_rank = 32;
+  int qk_head_dim = 128;
+  int qk_pos_emb_head_dim = 64;
+  int v_head_dim = 128;
+
+  int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
+  bool moe() const { return num_experts > 0; }
+  // Returns whether layer `l` (0-based) has a MoE MLP.
+  bool is_moe_layer(int l) const {
+    return moe() && l >= 0 && l < static_cast<int>(moe_layer_pattern.size()) &&
+           moe_layer_pattern[l] != 0;
+  }
 };
 
 }  // namespace trident

@@ -36,6 +36,8 @@ enum class Fp8Recipe { kDelayed, kTensorwise, kBlockwise, kMxfp8 };
 // the distributed optimizer (ZeRO-1); kOptimGrads adds the gradients (ZeRO-2); kOptimGradsParams
 // the weights too (ZeRO-3, Megatron-Core FSDP).
 enum class DpSharding { kNoShard, kOptim, kOptimGrads, kOptimGradsParams };
+// Megatron-Core --moe-token-dispatcher-type (megatron/core/transformer/moe/token_dispatcher.py).
+enum class MoeDispatcher { kAllGather, kAllToAll };
 
 const char* schedule_name(ScheduleKind s);
 bool parse_schedule(const std::string& name, ScheduleKind* out);
@@ -107,6 +109,17 @@ struct PlanSpec {
   double gpu_hour_price = 0;  // per GPU-hour; meaningful when has_gpu_hour_price
   bool has_gpu_hour_price = false;
 
+  // Mixture of experts (models with num_experts > 0). The EP ranks of an expert group are
+  // consecutive data-parallel ranks with the same tensor and pipeline rank (Megatron-Core's
+  // expert rank order tp-ep-dp-pp with expert_tensor_parallel_size = tensor).
+  int expert_parallel = 1;
+  int expert_tensor_parallel = 0;  // resolved: = tensor
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllGather;
+  double moe_capacity_factor = 0;  // 0: dropless
+  bool moe_pad_to_capacity = false;
+  double moe_load_imbalance = 1;  // busiest expert's tokens / mean
+  bool moe_shared_expert_overlap = false;
+
   // GPUs used in each NVLink island, the first of each (a block-topology scheduler's
   // allocation: 64 of an NVL72 rack's 72); 0: all.
   int gpus_per_island = 0;
@@ -119,6 +132,9 @@ struct PlanSpec {
   bool shards_gradients() const { return dp_sharding >= DpSharding::kOptimGrads; }
   // Weights sharded and gathered per layer before use (optim_grads_params).
   bool shards_params() const { return dp_sharding == DpSharding::kOptimGradsParams; }
+  // Returns the expert-data-parallel size d / EP (the group that reduces expert gradients;
+  // experts with context parallelism are refused by the checks).
+  int expert_data_parallel() const { return data / expert_parallel; }
 };
 
 }  // namespace trident

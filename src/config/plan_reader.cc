@@ -189,6 +189,21 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { parse_attention_backend(*map.text("attention_backend"), &p.attention_backend); });
   map.field([&] { parse_fp8_recipe(*map.text("fp8_recipe"), &p.fp8_recipe); });
   map.field([&] { p.fp8_attention = *map.flag("fp8_attention"); });
+  map.field(
+      [&] { p.expert_parallel = static_cast<int>(*map.integer("expert_model_parallel_size")); });
+  map.field([&] {
+    p.expert_tensor_parallel =
+        static_cast<int>(map.integer("expert_tensor_parallel_size").value_or(p.tensor));
+  });
+  map.field([&] {
+    p.moe_dispatcher = *map.text("moe_token_dispatcher_type") == "alltoall"
+                           ? MoeDispatcher::kAllToAll
+                           : MoeDispatcher::kAllGather;
+  });
+  map.field([&] { p.moe_capacity_factor = map.number("moe_expert_capacity_factor").value_or(0); });
+  map.field([&] { p.moe_pad_to_capacity = *map.flag("moe_pad_expert_input_to_capacity"); });
+  map.field([&] { p.moe_load_imbalance = *map.number("moe_expert_load_imbalance"); });
+  map.field([&] { p.moe_shared_expert_overlap = *map.flag("moe_shared_expert_overlap"); });
 
   map.field([&] {
     if (map.has("pipeline_layers")) p.pipeline_layers = read_layer_list(map);

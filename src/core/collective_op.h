@@ -4,7 +4,7 @@
 
 namespace trident {
 
-enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather };
+enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather, kAllToAll };
 
 // How a tensor-parallel collective runs beside its GEMM under plan.tp_comm_overlap, after
 // Transformer Engine's userbuffers methods (transformer_engine/pytorch/module/base.py,
@@ -17,7 +17,7 @@ enum class TpOverlap {
   kBulk,          // the whole collective beside an independent GEMM, on a few SMs
 };
 
-// Returns "all-reduce", "reduce-scatter" or "all-gather".
+// Returns "all-reduce", "reduce-scatter", "all-gather" or "all-to-all".
 inline const char* collective_op_name(CollectiveOp op) {
   switch (op) {
     case CollectiveOp::kAllReduce:
@@ -26,6 +26,8 @@ inline const char* collective_op_name(CollectiveOp op) {
       return "reduce-scatter";
     case CollectiveOp::kAllGather:
       return "all-gather";
+    case CollectiveOp::kAllToAll:
+      return "all-to-all";
   }
   return "?";
 }

@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include "engine/all_to_all.h"
 #include "engine/phase_runner.h"
 #include "platform/platform.h"
 
@@ -55,7 +56,10 @@ double probe_collective_time(const ClusterSpec& cluster, CollectiveOp op,
     opt.collapse_steps = collapse_steps;
     opt.cluster = &cluster;
     const auto island_of = [&platform](int gpu) { return platform.island_of(gpu); };
-    run_phases(platform, lower_collective(op, groups, bytes, island_of, opt), nullptr);
+    run_phases(platform,
+               op == CollectiveOp::kAllToAll ? lower_all_to_all(groups, bytes)
+                                             : lower_collective(op, groups, bytes, island_of, opt),
+               nullptr);
   });
 }
 

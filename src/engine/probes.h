@@ -15,7 +15,8 @@ namespace trident {
 double probe_transfer_time(const ClusterSpec& cluster, int src, int dst, double bytes);
 
 // Returns the simulated seconds of `op` on `bytes` per GPU over each group in `groups` (run
-// side by side), lowered as the engine lowers it (`collapse_steps` false: every ring step).
+// side by side), lowered as the engine lowers it (`collapse_steps` false: every ring step;
+// an all-to-all is one phase, engine/all_to_all.h).
 double probe_collective_time(const ClusterSpec& cluster, CollectiveOp op,
                              const std::vector<std::vector<int>>& groups, double bytes,
                              bool collapse_steps);

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "engine/all_to_all.h"
 #include "engine/collective_lowering.h"
 #include "engine/fused_passes.h"
 #include "engine/param_gathers.h"
@@ -11,6 +12,7 @@
 #include "engine/step_simulation.h"
 #include "platform/platform.h"
 #include "schedule/rank_map.h"
+#include "workload/moe_ops.h"
 
 namespace trident {
 
@@ -75,7 +77,7 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     } else {
       compute(seg.compute_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
-      if (seg.tp_bytes <= 0 || t_ == 1) {
+      if (seg.tp_bytes <= 0 || (t_ == 1 && !seg.expert)) {
         compute(seg.overlap_s);
       } else {
         // The overlapped compute (a weight-gradient GEMM) runs while the collective is in flight.
@@ -89,10 +91,12 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
             overlap =
                 sg4::this_actor::exec_async(seg.overlap_s * seg.overlap_stretch * host_speed_);
           }
-          collective(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes, mb, chunk, seg.layer);
+          collective(a, seg.expert ? CollKind::kExpert : CollKind::kTensor, seg.tp_op,
+                     seg.tp_bytes, mb, chunk, seg.layer, -1, seg.combine);
           if (overlap) overlap->wait();
         }
-        tl.tp_exposed_s += (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
+        const double exposed = (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
+        (seg.expert ? tl.ep_exposed_s : tl.tp_exposed_s) += exposed;
       }
     }
     if (fill_buckets && seg.grad_params > 0) {
@@ -177,6 +181,7 @@ void StepSimulation::actor_main(ActorState& a) {
                  in.microbatch, c, async_dp_ && (sharded_grads_ || in.microbatch == last_mb));
         break;
       case InstrKind::kDpGradReduce: {
+        a.tl->dp_exposed_s += expert_data_collective(a, false);
         if (!async_dp_) {
           a.tl->dp_exposed_s += collective(a, CollKind::kData, dp_op_, work.grad_bytes);
           break;
@@ -202,6 +207,7 @@ void StepSimulation::actor_main(ActorState& a) {
       case InstrKind::kDpParamGather:
         a.tl->dp_exposed_s +=
             collective(a, CollKind::kData, CollectiveOp::kAllGather, work.param_gather_bytes);
+        a.tl->dp_exposed_s += expert_data_collective(a, true);
         break;
     }
   }

@@ -8,6 +8,7 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
+#include "engine/all_to_all.h"
 #include "engine/fused_passes.h"
 #include "engine/phase_runner.h"
 #include "engine/step_simulation.h"
@@ -15,7 +16,7 @@
 namespace trident {
 
 sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                       bool async, int step) {
+                                       bool async, int step, bool combine) {
   std::vector<std::vector<int>> groups;
   int participants = 1, group_id = 0, seq = 0;
   if (kind == CollKind::kTensor) {
@@ -23,6 +24,16 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     participants = full_ ? t_ : 1;
     group_id = (a.pp * d_ + a.dp) * cp_ + a.cp;
     seq = a.tp_seq++;
+  } else if (kind == CollKind::kExpert || kind == CollKind::kExpertData) {
+    const bool ep = kind == CollKind::kExpert;
+    for (int r : tensor_ranks(a)) {
+      groups.push_back(ep ? expert_group(ranks_, r, a.dp, a.pp, ep_)
+                          : expert_data_group(ranks_, r, a.dp, a.pp, ep_, d_));
+    }
+    participants = static_cast<int>(groups.front().size());
+    const int block = ep ? a.dp / ep_ : a.dp % ep_;
+    group_id = (a.pp * d_ + block) * (full_ ? t_ : 1) + (full_ ? a.tp : 0);
+    seq = ep ? a.ep_seq++ : a.edp_seq++;
   } else if (kind == CollKind::kContext) {
     for (int r : tensor_ranks(a)) groups.push_back(ranks_.context_group(r, a.dp, a.pp));
     participants = cp_;
@@ -48,7 +59,9 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     std::vector<Phase> phases;
     if (kind == CollKind::kContext) {
       phases = lower_ring_exchange(groups, bytes);
-    } else if (one_replica_ && kind != CollKind::kTensor) {
+    } else if (op == CollectiveOp::kAllToAll) {
+      phases = lower_all_to_all(groups, imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine));
+    } else if (one_replica_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
       // One replica mirrored: each context rank's edge of the d x cp ring on its own NIC.
       phases = lower_mirrored(choose_collective_plan(op, {dc_, dc_, 1}, bytes, sc_.cluster),
                               ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp), sc_.cluster);
@@ -94,12 +107,14 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
 }
 
 double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                  int mb, int chunk, int layer, int step) {
+                                  int mb, int chunk, int layer, int step, bool combine) {
   const double start = sg4::Engine::get_clock();
-  join(a, kind, op, bytes, /*async=*/false, step)->acquire();
+  join(a, kind, op, bytes, /*async=*/false, step, combine)->acquire();
   const bool tensor = kind == CollKind::kTensor;
-  if (Interval* iv =
-          record(a, tensor ? IntervalKind::kTpComm : IntervalKind::kDpComm, start, mb, chunk)) {
+  const IntervalKind ik = tensor                      ? IntervalKind::kTpComm
+                          : kind == CollKind::kExpert ? IntervalKind::kEpComm
+                                                      : IntervalKind::kDpComm;
+  if (Interval* iv = record(a, ik, start, mb, chunk)) {
     iv->op = op;
     iv->bytes = bytes;
     iv->layer = layer;
@@ -143,7 +158,7 @@ std::vector<sg4::SemaphorePtr> StepSimulation::launch_gathers(ActorState& a,
   std::vector<sg4::SemaphorePtr> done;
   for (size_t i = 0; i < units.size(); ++i) done.push_back(sg4::Semaphore::create(0));
   const StageWork& st = w_.stages[a.pp];
-  const double per_param = st.param_gather_bytes / st.params_per_gpu;
+  const double per_param = st.param_gather_bytes / (st.params_per_gpu - st.expert_params_per_gpu);
   sg4::Actor::create("gathers", sg4::this_actor::get_host(), [this, &a, units, done, per_param]() {
     for (size_t i = 0; i < units.size(); ++i) {
       const double start = sg4::Engine::get_clock();
@@ -174,10 +189,18 @@ void StepSimulation::wait_gathers(ActorState& a, const std::vector<sg4::Semaphor
   }
 }
 
+double StepSimulation::expert_data_collective(ActorState& a, bool gather) {
+  const StageWork& st = w_.stages[a.pp];
+  const double bytes = gather ? st.expert_param_gather_bytes : st.expert_grad_bytes;
+  if (bytes <= 0 || d_ / ep_ <= 1) return 0;
+  return collective(a, CollKind::kExpertData, gather ? CollectiveOp::kAllGather : dp_op_, bytes);
+}
+
 void StepSimulation::maybe_launch_bucket(ActorState& a, bool flush) {
   const StageWork& st = w_.stages[a.pp];
   if (a.bucket_params <= 0 || (!flush && a.bucket_params < st.grad_bucket_params)) return;
-  const double bytes = a.bucket_params * st.grad_bytes / st.params_per_gpu;
+  const double bytes =
+      a.bucket_params * st.grad_bytes / (st.params_per_gpu - st.expert_params_per_gpu);
   a.bucket_params = 0;
   a.pending_buckets.push_back(join(a, CollKind::kData, dp_op_, bytes, /*async=*/true));
 }

@@ -22,6 +22,7 @@
 #include "engine/simulator.h"
 #include "platform/platform.h"
 #include "schedule/rank_map.h"
+#include "workload/moe_ops.h"
 
 namespace trident {
 
@@ -29,8 +30,10 @@ namespace sg4 = simgrid::s4u;
 
 // kGather: parameter all-gathers over the data-parallel group, matched on their own sequence
 // (they run from a helper actor beside the actor's other data-parallel collectives). kContext:
-// a context-parallel ring step.
-enum class CollKind { kTensor, kData, kGather, kContext };
+// a context-parallel ring step. kExpert: a MoE dispatch or combine over the expert-parallel
+// group; kExpertData: the expert gradients' reduction (or weight gather) over the
+// expert-data-parallel group.
+enum class CollKind { kTensor, kData, kGather, kContext, kExpert, kExpertData };
 
 // A collective in progress: participants arrive one by one; the last one starts the flows
 // (so a collective starts when its slowest member is ready) and, once they are done, releases
@@ -48,6 +51,7 @@ struct ActorState {
   int tp = 0, cp = 0, dp = 0, pp = 0;
   int tp_seq = 0, dp_seq = 0, cp_seq = 0;  // collectives issued so far, to match them across actors
   int gather_seq = 0;
+  int ep_seq = 0, edp_seq = 0;
   double bucket_params = 0;         // gradients ready but not yet handed to a bucket
   int buckets = 0;                  // buckets launched so far
   bool record_closed_form = false;  // record its fused passes' TP collectives
@@ -85,6 +89,8 @@ class StepSimulation {
     sharded_grads_ = sc.plan.shards_gradients() && dc_ > 1;
     sharded_params_ = sc.plan.shards_params() && dc_ > 1;
     async_dp_ = (sc.plan.overlap_grad_reduce && dc_ > 1) || sharded_grads_;
+    ep_ = sc.model.moe() ? sc.plan.expert_parallel : 1;
+    ep_load_ = moe_expert_load(sc.model, sc.plan);
   }
 
   Timeline run();
@@ -111,13 +117,17 @@ class StepSimulation {
                         int mb, int chunk);
   void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
   // Joins a collective; returns the semaphore that its completion releases for this actor.
-  // `step` >= 0: only that ring step of the collective (a TP ring exchange).
+  // `step` >= 0: only that ring step of the collective (a TP ring exchange). `combine`: an
+  // expert all-to-all whose busiest member sends most (else receives most).
   sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async,
-                         int step = -1);
+                         int step = -1, bool combine = false);
   // Runs a collective to completion and records it (a TP one for pass (mb, chunk) and `layer`);
   // returns the time this actor spent in it.
   double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes, int mb = -1,
-                    int chunk = 0, int layer = kLayerUnknown, int step = -1);
+                    int chunk = 0, int layer = kLayerUnknown, int step = -1, bool combine = false);
+  // Reduces (or, gather, all-gathers) the expert weights' share over the expert-data-parallel
+  // group; returns the time spent.
+  double expert_data_collective(ActorState& a, bool gather);
   // Runs the collective of a tp_comm_overlap segment in its chunks beside the GEMM's chunks
   // (workload/tp_overlap.h gives the same schedule in closed form).
   void overlapped_segment(ActorState& a, const Segment& seg, int mb, int chunk);
@@ -169,6 +179,8 @@ class StepSimulation {
   std::unique_ptr<Platform> platform_;
   int t_ = 1, d_ = 1, cp_ = 1, p_ = 1, v_ = 1;
   int dc_ = 1;  // data x context: the gradient group's size
+  int ep_ = 1;          // expert-parallel size (1 for dense models)
+  double ep_load_ = 1;  // the busiest EP rank's tokens / mean (moe_expert_load)
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
   int replicas_ = 1;  // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;

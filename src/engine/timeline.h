@@ -28,6 +28,8 @@ enum class IntervalKind : std::uint8_t {
   kDpComm,     // data-parallel gradient reduction (or the wait for its buckets)
   kCpComm,     // context-parallel ring step: K/V (dK/dV) to the next CP rank, beside an
                // attention block of the same pass
+  kEpComm,     // expert-parallel collective of a MoE layer (dispatch or combine), simulated;
+               // also the expert-data-parallel gradient reduction (bucket -1, layer unknown)
 };
 
 // How the TP collectives of a pass ran and were recorded (passes), or how one was (kTpComm).
@@ -45,14 +47,15 @@ struct Interval {
   double end = 0;
   IntervalKind kind = IntervalKind::kForward;
   TpTiming tp = TpTiming::kNone;               // passes and kTpComm
-  CollectiveOp op = CollectiveOp::kAllReduce;  // kTpComm, kDpComm: the collective launched
+  CollectiveOp op = CollectiveOp::kAllReduce;  // kTpComm, kDpComm, kEpComm: the collective
   bool bucket_wait = false;      // kDpComm: waiting for the buckets launched during backward
   std::int16_t chunk = 0;        // model chunk (virtual stage on this GPU) of a pass or transfer
   std::int32_t microbatch = -1;  // passes, transfers; kTpComm: its pass's
   std::int32_t bucket = -1;      // kDpComm: gradient bucket; -1 for the step's whole reduction
-  std::int32_t layer = kLayerUnknown;  // kTpComm, kCpComm: the layer, or a kLayer* value
-  double bytes = 0;  // kTpComm, kDpComm: buffer per GPU as launched; kPpComm, kCpComm: bytes
-                     // per GPU
+  std::int32_t layer = kLayerUnknown;  // kTpComm, kCpComm, kEpComm: the layer, or a kLayer* value
+  // kTpComm, kDpComm: buffer per GPU as launched; kEpComm: mean bytes each GPU sends;
+  // kPpComm, kCpComm: bytes per GPU.
+  double bytes = 0;
 };
 
 struct ActorTimeline {
@@ -69,6 +72,7 @@ struct ActorTimeline {
   // (overlap_param_gather buckets, optim_grads_params per-layer gathers).
   double param_gather_exposed_s = 0;
   double cp_exposed_s = 0;  // context-parallel ring transfers the attention blocks did not hide
+  double ep_exposed_s = 0;  // MoE dispatch and combine not hidden behind compute
   double pp_wait_s = 0;     // waiting on pipeline neighbours inside the step
   double end_s = 0;         // when this actor finished its step
   std::vector<Interval> intervals;

@@ -47,17 +47,24 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   r.model_flops_per_step = w.model_flops_per_step;
   r.hardware_flops_per_step = w.hardware_flops_per_step;
   r.parameters = w.total_params;
+  r.active_params = w.active_params;
+  r.tokens_per_expert_mean = w.tokens_per_expert_mean;
+  r.tokens_per_expert_max = w.tokens_per_expert_max;
+  r.moe = sc.model.moe();
+  r.expert_parallel = r.moe ? plan.expert_parallel : 1;
   r.sim_activities = tl.activities;
 
   const double step = tl.step_time_s;
   std::vector<double> stage_gpus(plan.pipeline, 0.0);
   r.stages.resize(plan.pipeline);
-  double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0, gather = 0, cp = 0;
+  double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0, gather = 0, cp = 0, ep = 0;
   for (const ActorTimeline& a : tl.actors) {
     const double g = a.gpus;
     const double idle = idle_residue(
-        step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s - a.cp_exposed_s,
+        step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s - a.cp_exposed_s -
+            a.ep_exposed_s,
         step);
+    ep += g * a.ep_exposed_s;
     gpus += g;
     compute += g * a.compute_s;
     bubble += g * idle;
@@ -74,6 +81,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.dp_comm_exposed_s += g * a.dp_exposed_s;
     s.dp_param_gather_exposed_s += g * a.param_gather_exposed_s;
     s.cp_comm_exposed_s += g * a.cp_exposed_s;
+    s.ep_comm_exposed_s += g * a.ep_exposed_s;
     s.bubble_s += g * idle;
   }
   if (gpus > 0 && step > 0) {
@@ -84,6 +92,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     r.dp_comm_exposed_s = non_negative(dp / gpus);
     r.dp_param_gather_exposed_s = non_negative(gather / gpus);
     r.cp_comm_exposed_s = non_negative(cp / gpus);
+    r.ep_comm_exposed_s = non_negative(ep / gpus);
     // MFU keeps Megatron's model-FLOPs formula and is measured against the BF16 dense peak
     // (FP16 where a GPU file has no BF16), whatever the run precision; mfu_run_precision is
     // against the run precision's own peak.
@@ -95,6 +104,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     r.mfu_peak = precision_name(base);
     r.mfu = w.model_flops_per_step / (step * r.gpus * peak);
     r.hfu = w.hardware_flops_per_step / (step * r.gpus * peak);
+    r.mfu_active = w.megatron_flops_per_step / (step * r.gpus * peak);
     r.mfu_run_precision =
         w.model_flops_per_step / (step * r.gpus * sc.cluster.peak(plan.precision));
     r.model_tflops_per_gpu = w.model_flops_per_step / step / r.gpus / 1e12;
@@ -122,12 +132,14 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.dp_comm_exposed_s = non_negative(s.dp_comm_exposed_s / g);
     s.dp_param_gather_exposed_s = non_negative(s.dp_param_gather_exposed_s / g);
     s.cp_comm_exposed_s = non_negative(s.cp_comm_exposed_s / g);
+    s.ep_comm_exposed_s = non_negative(s.ep_comm_exposed_s / g);
     s.bubble_s = non_negative(s.bubble_s / g);
     s.weights_gib = work.memory.weights / kGiB;
     s.gradients_gib = work.memory.gradients / kGiB;
     s.optimizer_gib = work.memory.optimizer / kGiB;
     s.activations_gib = work.memory.activations / kGiB;
     s.cp_buffers_gib = work.memory.cp_buffers / kGiB;
+    s.dispatch_buffers_gib = work.memory.dispatch_buffers / kGiB;
     s.memory_gib = work.memory.total() / kGiB;
     s.microbatches_in_flight = work.memory.microbatches_in_flight;
     r.peak_memory_gib = std::max(r.peak_memory_gib, s.memory_gib);

@@ -24,10 +24,12 @@ struct StageReport {
   double dp_comm_exposed_s = 0;
   double dp_param_gather_exposed_s = 0;  // of dp_comm_exposed_s: waits on parameter gathers
   double cp_comm_exposed_s = 0;
+  double ep_comm_exposed_s = 0;  // MoE dispatch and combine not hidden behind compute
   double bubble_s = 0;
   double memory_gib = 0;
   double weights_gib = 0, gradients_gib = 0, optimizer_gib = 0, activations_gib = 0;
   double cp_buffers_gib = 0;  // context-parallel receive buffers
+  double dispatch_buffers_gib = 0;  // MoE all-to-all buffers of one layer
   int microbatches_in_flight = 0;
 };
 
@@ -67,6 +69,7 @@ struct Report {
   double dp_param_gather_exposed_s = 0;
   // Context-parallel ring transfers the attention blocks beside them did not hide.
   double cp_comm_exposed_s = 0;
+  double ep_comm_exposed_s = 0;
   double peak_memory_gib = 0;
   double memory_reserved_gib = 0;  // cluster.gpu.memory_reserved
   // HBM left on the fullest GPU: memory - reserved - peak (negative: does not fit).
@@ -75,6 +78,17 @@ struct Report {
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
   double parameters = 0;
+  // Mixtures of experts (equal to parameters, and MFU on Megatron's formula, for dense models):
+  // the parameters one token uses; MFU of Megatron-LM's num_floating_point_operations, which
+  // counts the routed experts a token visits (active parameters) and the causal half of
+  // attention, against the `mfu_peak` dense peak; tokens per expert per micro-batch over an
+  // expert-parallel group, balanced (mean) and on the busiest expert (max; 0 when dense).
+  double active_params = 0;
+  double mfu_active = 0;
+  double tokens_per_expert_mean = 0;
+  double tokens_per_expert_max = 0;
+  bool moe = false;
+  int expert_parallel = 1;
   unsigned long long sim_activities = 0;
   // The whole training run (plan.train_tokens, plan.gpu_hour_price); unset when not given.
   std::optional<double> train_tokens;

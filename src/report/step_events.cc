@@ -53,6 +53,7 @@ EventTrack event_track(EventKind kind) {
     case EventKind::kRecv:
     case EventKind::kDpCollective:
     case EventKind::kCpTransfer:
+    case EventKind::kEpCollective:
       break;
   }
   return EventTrack::kComm;
@@ -66,6 +67,8 @@ const char* collective_abbrev(CollectiveOp op) {
       return "RS";
     case CollectiveOp::kAllGather:
       return "AG";
+    case CollectiveOp::kAllToAll:
+      return "A2A";
   }
   return "?";
 }
@@ -102,6 +105,11 @@ std::string event_name(const StepEvent& e, int virtual_stages) {
     case EventKind::kCpTransfer:
       if (e.first_layer >= 0) return fmt::format("cp K/V L{}", e.first_layer);
       return "cp K/V";
+    case EventKind::kEpCollective: {
+      const std::string name = fmt::format("{} ep", collective_abbrev(e.op));
+      if (e.first_layer >= 0) return fmt::format("{} L{}", name, e.first_layer);
+      return name + " expert grads";
+    }
   }
   return "?";
 }
@@ -203,6 +211,14 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
           s.peer_stage = a.stage;
           s.peer_chunk = e.chunk;
           out[sender->second].events.push_back(s);
+          break;
+        }
+        case IntervalKind::kEpComm: {
+          StepEvent c = base_event(iv, EventKind::kEpCollective);
+          c.op = iv.op;
+          c.bytes = iv.bytes;
+          c.first_layer = iv.layer;
+          events.push_back(c);
           break;
         }
         case IntervalKind::kDpComm: {

@@ -28,6 +28,8 @@ enum class EventKind {
   kSend,          // a pipeline transfer this actor sends (its receiver runs and waits for it)
   kDpCollective,  // data-parallel gradient reduction, a bucket of it, or the weight all-gather
   kCpTransfer,    // a context-parallel ring step's K/V (dK/dV) transfer, beside attention
+  kEpCollective,  // a MoE layer's dispatch or combine over the expert-parallel group, or the
+                  // expert gradients' reduction over the expert-data-parallel group
 };
 
 // Where an event goes: what the GPU computes (or idles on), what it waits on from the network,

@@ -192,6 +192,7 @@ Lanes lanes_of(const ActorTimeline& a, double x0, double px_per_s) {
         b.cls = kTp;
         break;
       case IntervalKind::kDpComm:
+      case IntervalKind::kEpComm:  // drawn with the data-parallel traffic it crosses
         b.cls = kDp;
         break;
       case IntervalKind::kPpWait:

@@ -37,6 +37,7 @@ const std::vector<Scalar>& scalars() {
       {"dp_param_gather_exposed_s",
        [](const Report& r) { return Json(r.dp_param_gather_exposed_s); }},
       {"cp_comm_exposed_s", [](const Report& r) { return Json(r.cp_comm_exposed_s); }},
+      {"ep_comm_exposed_s", [](const Report& r) { return Json(r.ep_comm_exposed_s); }},
       {"peak_memory_gib", [](const Report& r) { return Json(r.peak_memory_gib); }},
       {"fits_in_memory", [](const Report& r) { return Json(r.fits_in_memory); }},
       {"memory_margin_gib", [](const Report& r) { return Json(r.memory_margin_gib); }},
@@ -54,6 +55,10 @@ const std::vector<Scalar>& scalars() {
       {"model_flops_per_step", [](const Report& r) { return Json(r.model_flops_per_step); }},
       {"hardware_flops_per_step", [](const Report& r) { return Json(r.hardware_flops_per_step); }},
       {"parameters", [](const Report& r) { return Json(r.parameters); }},
+      {"active_params", [](const Report& r) { return Json(r.active_params); }},
+      {"mfu_active", [](const Report& r) { return Json(r.mfu_active); }},
+      {"tokens_per_expert_mean", [](const Report& r) { return Json(r.tokens_per_expert_mean); }},
+      {"tokens_per_expert_max", [](const Report& r) { return Json(r.tokens_per_expert_max); }},
       {"sim_activities", [](const Report& r) { return Json(r.sim_activities); }},
       // Time to train and cost: null (CSV: empty) without plan.train_tokens / gpu_hour_price.
       {"train_tokens", [](const Report& r) { return optional_json(r.train_tokens); }},
@@ -121,6 +126,7 @@ std::string format_json(const Report& r) {
                       {"dp_comm_exposed_s", s.dp_comm_exposed_s},
                       {"dp_param_gather_exposed_s", s.dp_param_gather_exposed_s},
                       {"cp_comm_exposed_s", s.cp_comm_exposed_s},
+                      {"ep_comm_exposed_s", s.ep_comm_exposed_s},
                       {"bubble_s", s.bubble_s},
                       {"memory_gib", s.memory_gib},
                       {"weights_gib", s.weights_gib},
@@ -128,6 +134,7 @@ std::string format_json(const Report& r) {
                       {"optimizer_gib", s.optimizer_gib},
                       {"activations_gib", s.activations_gib},
                       {"cp_buffers_gib", s.cp_buffers_gib},
+                      {"dispatch_buffers_gib", s.dispatch_buffers_gib},
                       {"microbatches_in_flight", s.microbatches_in_flight}});
   }
   j["stages"] = std::move(stages);
@@ -188,6 +195,15 @@ std::string format_table(const Report& r) {
     line("  of which param gather", fmt::format("{:.4f} s", r.dp_param_gather_exposed_s));
   }
   if (cp) line("exposed CP comm", fmt::format("{:.4f} s", r.cp_comm_exposed_s));
+  if (r.moe) {
+    line("exposed EP comm",
+         fmt::format("{:.4f} s (EP = {})", r.ep_comm_exposed_s, r.expert_parallel));
+    line("active parameters",
+         fmt::format("{:.2f}B of {:.2f}B", r.active_params / 1e9, r.parameters / 1e9));
+    line("MFU (Megatron, active)", fmt::format("{:.1f} %", 100 * r.mfu_active));
+    line("tokens per expert", fmt::format("{:.0f} mean, {:.0f} busiest (per micro-batch)",
+                                          r.tokens_per_expert_mean, r.tokens_per_expert_max));
+  }
   line("peak memory",
        fmt::format("{:.1f} GiB + {:.1f} GiB reserved of {:.1f} GiB ({}, margin {:.1f} GiB)",
                    r.peak_memory_gib, r.memory_reserved_gib,
@@ -199,14 +215,16 @@ std::string format_table(const Report& r) {
     line("GPU-hours", fmt::format("{:.0f} ({} GPUs)", r.gpu_hours.value_or(0), r.gpus));
   }
   if (r.cost) line("cost", fmt::format("{:.0f}", *r.cost));
-  o += fmt::format("\n  {:>5} {:>7} {:>10} {:>9} {:>9} {:>9}{} {:>9} {:>10}\n", "stage", "layers",
+  o += fmt::format("\n  {:>5} {:>7} {:>10} {:>9} {:>9} {:>9}{} {:>9} {:>10}", "stage", "layers",
                    "compute s", "TP s", "PP s", "DP s", cp ? fmt::format(" {:>9}", "CP s") : "",
                    "bubble s", "mem GiB");
+  o += r.moe ? fmt::format(" {:>9}\n", "EP s") : "\n";
   for (const StageReport& s : r.stages) {
-    o += fmt::format("  {:>5} {:>7} {:>10.4f} {:>9.4f} {:>9.4f} {:>9.4f}{} {:>9.4f} {:>10.1f}\n",
+    o += fmt::format("  {:>5} {:>7} {:>10.4f} {:>9.4f} {:>9.4f} {:>9.4f}{} {:>9.4f} {:>10.1f}",
                      s.stage, s.num_layers, s.compute_s, s.tp_comm_exposed_s, s.pp_comm_exposed_s,
                      s.dp_comm_exposed_s, cp ? fmt::format(" {:>9.4f}", s.cp_comm_exposed_s) : "",
                      s.bubble_s, s.memory_gib);
+    o += r.moe ? fmt::format(" {:>9.4f}\n", s.ep_comm_exposed_s) : "\n";
   }
   return o;
 }

@@ -10,7 +10,16 @@ namespace {
 Shortcut on(std::string reason) { return {true, std::move(reason)}; }
 Shortcut off(std::string reason) { return {false, std::move(reason)}; }
 
-Shortcut decide_fused_tp(const PlanSpec& plan, const RankMap& ranks) {
+// True when MoE layers run dispatch and combine collectives over expert-parallel groups, which
+// span data-parallel replicas and share the GPUs' links with everything else.
+bool expert_parallel(const Scenario& sc) { return sc.model.moe() && sc.plan.expert_parallel > 1; }
+
+Shortcut decide_fused_tp(const PlanSpec& plan, const RankMap& ranks, bool ep) {
+  if (ep) {
+    return off(
+        "expert-parallel all-to-alls run inside the passes: they are simulated as flows, so "
+        "the passes are too");
+  }
   if (plan.tensor == 1) return on("no tensor parallelism (t = 1): there is no TP collective");
   if (!ranks.tensor_groups_in_islands()) {
     return off("a TP group spans NVLink islands: its collectives cross the network");
@@ -60,8 +69,13 @@ Shortcut decide_one_rank_flows(const ClusterSpec& c, const RankMap& ranks) {
 }
 
 Shortcut decide_one_replica(const PlanSpec& plan, const Shortcut& one_rank_flows,
-                            const RankMap& ranks) {
+                            const RankMap& ranks, bool ep) {
   if (!one_rank_flows.taken) return off("needs one_rank_flows (one rank's flows time the group)");
+  if (ep) {
+    return off(
+        "expert-parallel groups join data-parallel replicas: every replica takes part in the "
+        "all-to-alls");
+  }
   if (plan.data == 1) return off("one data-parallel replica (d = 1): nothing to mirror");
   if (!ranks.data_groups_one_per_island()) {
     return off(
@@ -106,9 +120,9 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   s.group_actor =
       on("the GPUs of a TP group run identical programs; their collectives and "
          "transfers still move every GPU's bytes");
-  s.fused_tp = decide_fused_tp(sc.plan, ranks);
+  s.fused_tp = decide_fused_tp(sc.plan, ranks, expert_parallel(sc));
   s.one_rank_flows = decide_one_rank_flows(sc.cluster, ranks);
-  s.one_replica = decide_one_replica(sc.plan, s.one_rank_flows, ranks);
+  s.one_replica = decide_one_replica(sc.plan, s.one_rank_flows, ranks, expert_parallel(sc));
   s.collapsed_steps =
       on("identical consecutive ring steps run as one flow per edge with "
          "their bytes and latencies: exact without competing traffic; under "

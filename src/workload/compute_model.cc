@@ -62,6 +62,18 @@ double ComputeModel::gemm_time(const GemmShape& shape, Precision p) const {
   return std::max(compute, stream) + eff_.kernel_overhead_s;
 }
 
+double ComputeModel::grouped_gemm_time(const GemmShape& shape, Precision p) const {
+  const double flops = shape.flops();
+  if (flops <= 0) return 0;
+  const PrecisionEfficiency pe = precision_efficiency(p);
+  const double one = flops / shape.batch;
+  const double efficiency = pe.gemm * wave_efficiency(shape) * one / (one + pe.gemm_half_flops);
+  const double elem = precision_bytes(p);
+  const double bytes = shape.bytes(elem, low_precision(p) ? 2.0 : elem);
+  const double stream = bytes / (hbm_ * eff_.memory);
+  return std::max(flops / (peak(p) * efficiency), stream) + eff_.kernel_overhead_s;
+}
+
 double ComputeModel::attention_efficiency(const AttentionShape& a, AttentionBackend backend,
                                           Precision p, bool backward) const {
   const PrecisionEfficiency pe = precision_efficiency(p);

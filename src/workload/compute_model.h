@@ -75,6 +75,11 @@ class ComputeModel {
   // Returns seconds for one GEMM kernel of the given shape, at the model's / at `p`.
   double gemm_time(const GemmShape& shape) const { return gemm_time(shape, precision_); }
   double gemm_time(const GemmShape& shape, Precision p) const;
+  // Returns the time of a grouped GEMM (Megatron-Core's GroupedMLP / TEGroupedMLP: one kernel
+  // over `shape.batch` experts' GEMMs of m tokens each): the size ramp is that of one expert's
+  // GEMM (2 m n k FLOPs), since each tile works inside one expert's matrices, while the waves
+  // count the tiles of all experts together; one kernel overhead.
+  double grouped_gemm_time(const GemmShape& shape, Precision p) const;
   // Returns seconds for one fused-attention kernel (backend flash or fused) at `p`.
   double attention_time(const AttentionShape& shape, AttentionBackend backend, Precision p,
                         bool backward) const;

@@ -1,5 +1,9 @@
 #include "workload/layer_ops.h"
 
+#include <algorithm>
+
+#include "workload/moe_ops.h"
+
 namespace trident {
 namespace {
 
@@ -45,7 +49,7 @@ double Op::flops() const {
 }
 
 double Op::model_flops() const {
-  if (kind == OpKind::kGemm) return gemm.flops();
+  if (kind == OpKind::kGemm) return gemm.flops() * model_flops_scale;
   if (kind == OpKind::kAttention) return attention.model_flops(backward);
   return 0;
 }
@@ -98,6 +102,31 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchi
   d.fp8 = plan.precision == Precision::kFp8;
   d.fp8_cast_bytes = d.fp8 ? fp8_cast_bytes_per_element(plan.fp8_recipe, arch) : 0;
   d.sequence_parallel = plan.sequence_parallel;
+  d.hd = model.head_dim();
+  d.q_dim = d.a * d.hd;
+  d.mla = model.multi_latent_attention;
+  if (d.mla) {
+    d.q_lora = model.q_lora_rank;
+    d.kv_lora = model.kv_lora_rank;
+    d.qk = model.qk_head_dim;
+    d.qk_rope = model.qk_pos_emb_head_dim;
+    d.v_dim = model.v_head_dim;
+    // One head dimension for the attention kernel: the mean of the QK (qk + rope) and V
+    // widths keeps its FLOPs (2 s^2 (qk + rope) + 2 s^2 v per head) exact.
+    d.hd = (d.qk + d.qk_rope + d.v_dim) / 2;
+    d.q_dim = d.a * d.v_dim;
+    d.g = d.a;
+  }
+  if (model.moe()) {
+    d.experts = model.num_experts;
+    d.topk = model.moe_router_topk;
+    d.f_moe = static_cast<double>(model.moe_ffn_hidden_size);
+    d.f_shared = static_cast<double>(model.moe_shared_expert_intermediate_size);
+    d.ep = plan.expert_parallel;
+    d.expert_load = moe_expert_load(model, plan);
+    d.alltoall = plan.moe_dispatcher == MoeDispatcher::kAllToAll;
+    d.shared_overlap = plan.moe_shared_expert_overlap;
+  }
   return d;
 }
 
@@ -113,7 +142,7 @@ Op attention(const char* name, const LayerDims& d, bool backward) {
   Op op;
   op.name = name;
   op.kind = OpKind::kAttention;
-  op.attention = AttentionShape{d.b, d.a / d.t, d.g / d.t, d.s, d.h / d.a, true};
+  op.attention = AttentionShape{d.b, d.a / d.t, d.g / d.t, d.s, d.hd, true};
   op.backward = backward;
   return op;
 }
@@ -174,9 +203,9 @@ std::vector<Op> ring_attention_ops(const LayerDims& d, bool backward) {
 // fused gate and up projections of SwiGLU). `sp` = 1/t of the tokens under sequence parallelism.
 // Unfused attention: QK^T, softmax (and dropout) over the s x s scores in HBM, attention over
 // V (Megatron 2020-22). Flash / fused: one kernel, no s x s tensor in HBM.
-std::vector<Op> layer_forward_ops(const LayerDims& d) {
-  const double tokens = d.b * d.s, e = d.elem, heads = d.a / d.t, hd = d.h / d.a;
-  const double qkv_out = (d.h + 2 * d.h * d.g / d.a) / d.t;
+std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe) {
+  const double tokens = d.b * d.s, e = d.elem, heads = d.a / d.t, hd = d.hd;
+  const double qkv_out = (d.q_dim + 2 * d.hd * d.g) / d.t;
   const double mlp_in = (d.swiglu ? 2 * d.f : d.f) / d.t;
   const double act_bytes = (d.swiglu ? 3 : 2) * tokens * d.f / d.t * e;
   const double score_elems = d.b * heads * d.s * d.s;
@@ -189,8 +218,12 @@ std::vector<Op> layer_forward_ops(const LayerDims& d) {
   add(&ops, memory("ln1", 2 * local * e));
   if (sp) add(&ops, ub(tp_collective("tp_ag_attn", CollectiveOp::kAllGather, bsh * e), kRing));
   add_cast(&ops, d, "fp8_cast_qkv", bsh);
-  add(&ops, linear("qkv", tokens, qkv_out, d.h));
-  if (d.rope) add(&ops, memory("rope", 2 * tokens * (d.h + d.h * d.g / d.a) / d.t * e));  // Q and K
+  if (d.mla) {
+    add_mla_forward(d, &ops);
+  } else {
+    add(&ops, linear("qkv", tokens, qkv_out, d.h));
+    if (d.rope) add(&ops, memory("rope", 2 * tokens * (d.hd * (d.a + d.g)) / d.t * e));  // Q, K
+  }
   if (d.attention == AttentionBackend::kUnfused) {
     add(&ops, gemm("attn_scores", d.s, d.s, hd, d.b * heads));
     add(&ops, memory("softmax", 2 * score_elems * e));
@@ -201,19 +234,27 @@ std::vector<Op> layer_forward_ops(const LayerDims& d) {
   } else {
     add(&ops, attention("attention", d, false));
   }
-  add_cast(&ops, d, "fp8_cast_proj", tokens * d.h / d.t);
-  add(&ops, linear("attn_proj", tokens, d.h, d.h / d.t));
+  add_cast(&ops, d, "fp8_cast_proj", tokens * d.q_dim / d.t);
+  add(&ops, linear("attn_proj", tokens, d.h, d.q_dim / d.t));
   add(&ops, sp ? ub(tp_collective("tp_rs_attn", CollectiveOp::kReduceScatter, bsh * e), kPipe)
                : all_reduce("tp_ar_attn", bsh * e));
   add(&ops, memory(d.hidden_dropout ? "dropout_residual1" : "residual1", residual_bytes));
   add(&ops, memory("ln2", 2 * local * e));
-  if (sp) add(&ops, ub(tp_collective("tp_ag_mlp", CollectiveOp::kAllGather, bsh * e), kRing));
-  add_cast(&ops, d, "fp8_cast_fc1", bsh);
-  add(&ops, linear("fc1", tokens, mlp_in, d.h));
-  add(&ops, memory(d.swiglu ? "swiglu" : "gelu", act_bytes));
-  add_cast(&ops, d, "fp8_cast_fc2", tokens * d.f / d.t);
-  add(&ops, linear("fc2", tokens, d.h, d.f / d.t));
-  add(&ops, sp ? ub(tp_collective("tp_rs_mlp", CollectiveOp::kReduceScatter, bsh * e), kPipe)
+  if (sp) {
+    const Op ag = tp_collective("tp_ag_mlp", CollectiveOp::kAllGather, bsh * e);
+    add(&ops, moe ? ag : ub(ag, kRing));
+  }
+  if (moe) {
+    add_moe_mlp_forward(d, &ops);
+  } else {
+    add_cast(&ops, d, "fp8_cast_fc1", bsh);
+    add(&ops, linear("fc1", tokens, mlp_in, d.h));
+    add(&ops, memory(d.swiglu ? "swiglu" : "gelu", act_bytes));
+    add_cast(&ops, d, "fp8_cast_fc2", tokens * d.f / d.t);
+    add(&ops, linear("fc2", tokens, d.h, d.f / d.t));
+  }
+  const Op rs_mlp = tp_collective("tp_rs_mlp", CollectiveOp::kReduceScatter, bsh * e);
+  add(&ops, sp ? (moe ? rs_mlp : ub(rs_mlp, kPipe))
                : all_reduce("tp_ar_mlp", bsh * e));
   add(&ops, memory(d.hidden_dropout ? "dropout_residual2" : "residual2", residual_bytes));
   return ops;
@@ -224,9 +265,9 @@ std::vector<Op> layer_forward_ops(const LayerDims& d) {
 // forward. The collective on an input gradient overlaps the following weight-gradient GEMM.
 // Under sequence parallelism the gradient of a reduce-scatter is an all-gather and vice versa.
 // Under fp8 each linear layer's output gradient is cast to FP8 before its two GEMMs.
-std::vector<Op> layer_backward_ops(const LayerDims& d) {
-  const double tokens = d.b * d.s, e = d.elem, heads = d.a / d.t, hd = d.h / d.a;
-  const double qkv_out = (d.h + 2 * d.h * d.g / d.a) / d.t;
+std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe) {
+  const double tokens = d.b * d.s, e = d.elem, heads = d.a / d.t, hd = d.hd;
+  const double qkv_out = (d.q_dim + 2 * d.hd * d.g) / d.t;
   const double mlp_in = (d.swiglu ? 2 * d.f : d.f) / d.t;
   const double act_bytes = (d.swiglu ? 5 : 3) * tokens * d.f / d.t * e;
   const double score_elems = d.b * heads * d.s * d.s;
@@ -239,21 +280,30 @@ std::vector<Op> layer_backward_ops(const LayerDims& d) {
   };
   std::vector<Op> ops;
   if (d.hidden_dropout) add(&ops, memory("dropout_residual2_bwd", local * (2 * e + 1)));
-  if (sp) add(&ops, ub(tp_collective("tp_ag_mlp_bwd", CollectiveOp::kAllGather, bsh * e), kRing));
-  add_cast(&ops, d, "fp8_cast_fc2_grad", bsh);
-  add(&ops, linear("fc2_dgrad", tokens, d.f / d.t, d.h));
-  add(&ops, linear("fc2_wgrad", d.f / d.t, d.h, tokens));
-  add(&ops, memory(d.swiglu ? "swiglu_bwd" : "gelu_bwd", act_bytes));
-  add_cast(&ops, d, "fp8_cast_fc1_grad", tokens * mlp_in);
-  add(&ops, linear("fc1_dgrad", tokens, d.h, mlp_in));
-  add(&ops, input_grad("tp_ar_mlp_bwd", "tp_rs_mlp_bwd"));
-  add(&ops, linear("fc1_wgrad", d.h, mlp_in, tokens));
+  if (sp) {
+    const Op ag = tp_collective("tp_ag_mlp_bwd", CollectiveOp::kAllGather, bsh * e);
+    add(&ops, moe ? ag : ub(ag, kRing));
+  }
+  if (moe) {
+    add_moe_mlp_backward(d, &ops);
+    add(&ops, input_grad("tp_ar_mlp_bwd", "tp_rs_mlp_bwd"));
+    add(&ops, linear("router_wgrad", d.h, d.experts, tokens));
+  } else {
+    add_cast(&ops, d, "fp8_cast_fc2_grad", bsh);
+    add(&ops, linear("fc2_dgrad", tokens, d.f / d.t, d.h));
+    add(&ops, linear("fc2_wgrad", d.f / d.t, d.h, tokens));
+    add(&ops, memory(d.swiglu ? "swiglu_bwd" : "gelu_bwd", act_bytes));
+    add_cast(&ops, d, "fp8_cast_fc1_grad", tokens * mlp_in);
+    add(&ops, linear("fc1_dgrad", tokens, d.h, mlp_in));
+    add(&ops, input_grad("tp_ar_mlp_bwd", "tp_rs_mlp_bwd"));
+    add(&ops, linear("fc1_wgrad", d.h, mlp_in, tokens));
+  }
   add(&ops, memory("ln2_bwd", 4 * local * e));
   if (d.hidden_dropout) add(&ops, memory("dropout_residual1_bwd", local * (2 * e + 1)));
   if (sp) add(&ops, ub(tp_collective("tp_ag_attn_bwd", CollectiveOp::kAllGather, bsh * e), kRing));
   add_cast(&ops, d, "fp8_cast_proj_grad", bsh);
-  add(&ops, linear("attn_proj_dgrad", tokens, d.h / d.t, d.h));
-  add(&ops, linear("attn_proj_wgrad", d.h / d.t, d.h, tokens));
+  add(&ops, linear("attn_proj_dgrad", tokens, d.q_dim / d.t, d.h));
+  add(&ops, linear("attn_proj_wgrad", d.q_dim / d.t, d.h, tokens));
   if (d.attention == AttentionBackend::kUnfused) {
     add(&ops, gemm("attn_values_bwd_probs", d.s, d.s, hd, d.b * heads));
     add(&ops, gemm("attn_values_bwd_values", d.s, hd, d.s, d.b * heads));
@@ -266,11 +316,17 @@ std::vector<Op> layer_backward_ops(const LayerDims& d) {
   } else {
     add(&ops, attention("attention_bwd", d, true));
   }
-  if (d.rope) add(&ops, memory("rope_bwd", 2 * tokens * (d.h + d.h * d.g / d.a) / d.t * e));
-  add_cast(&ops, d, "fp8_cast_qkv_grad", tokens * qkv_out);
-  add(&ops, linear("qkv_dgrad", tokens, d.h, qkv_out));
-  add(&ops, input_grad("tp_ar_attn_bwd", "tp_rs_attn_bwd"));
-  add(&ops, linear("qkv_wgrad", d.h, qkv_out, tokens));
+  if (d.mla) {
+    add_mla_backward(d, &ops);
+    add(&ops, input_grad("tp_ar_attn_bwd", "tp_rs_attn_bwd"));
+    add(&ops, linear("q_kv_down_wgrad", d.h, d.q_lora + d.kv_lora + d.qk_rope, tokens));
+  } else {
+    if (d.rope) add(&ops, memory("rope_bwd", 2 * tokens * (d.hd * (d.a + d.g)) / d.t * e));
+    add_cast(&ops, d, "fp8_cast_qkv_grad", tokens * qkv_out);
+    add(&ops, linear("qkv_dgrad", tokens, d.h, qkv_out));
+    add(&ops, input_grad("tp_ar_attn_bwd", "tp_rs_attn_bwd"));
+    add(&ops, linear("qkv_wgrad", d.h, qkv_out, tokens));
+  }
   add(&ops, memory("ln1_bwd", 4 * local * e));
   return ops;
 }

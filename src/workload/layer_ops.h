@@ -25,6 +25,7 @@ enum class OpKind {
   // Context parallelism: `bytes` (per GPU) sent to the next CP rank and received from the
   // previous one, while the next op (an attention block) runs.
   kCpTransfer,
+  kEpCollective,  // collective on `bytes` per GPU over the expert-parallel group (moe_ops.h)
 };
 
 struct Op {
@@ -49,6 +50,16 @@ struct Op {
   // ring step waits for the slower of the two.
   bool cp_block = false;
   bool cp_ring = false;  // kAttention: a block of the context-parallel ring
+  // overlaps_next: how many of the following ops run during the collective.
+  int overlap_ops = 1;
+  // kGemm: a grouped GEMM of `gemm.batch` experts (ComputeModel::grouped_gemm_time).
+  bool grouped = false;
+  // kEpCollective all-to-all: the combine (the busiest rank sends the most) rather than the
+  // dispatch (it receives the most).
+  bool combine = false;
+  // Model FLOPs per executed FLOP: the expert GEMMs run at the busiest rank's load, but the
+  // model's FLOPs are the balanced ones (1 / expert_load).
+  double model_flops_scale = 1;
 
   // FLOPs the kernel runs (GEMMs and attention; 0 for others).
   double flops() const;
@@ -76,6 +87,17 @@ struct LayerDims {
   // Megatron sequence parallelism: norms and dropouts run on 1/t of the tokens, and each
   // all-reduce becomes an all-gather before the block and a reduce-scatter after it.
   bool sequence_parallel = false;
+  // Attention head dimension (model.kv_channels) and the width of the attention output a x hd
+  // (= h unless kv_channels says otherwise).
+  double hd = 0, q_dim = 0;
+  // Multi-latent attention (model.multi_latent_attention): ranks and per-head dimensions.
+  bool mla = false;
+  double q_lora = 0, kv_lora = 0, qk = 0, qk_rope = 0, v_dim = 0;
+  // Mixture of experts: the MLP of a MoE layer (moe_ops.h).
+  double experts = 0, topk = 0, f_moe = 0, f_shared = 0, ep = 1;
+  double expert_load = 1;  // tokens of the busiest rank's experts / the balanced mean
+  bool alltoall = false;   // moe_token_dispatcher_type alltoall (else allgather)
+  bool shared_overlap = false;
 };
 
 // `arch` resolves attention_backend auto and the FP8 cast layout.
@@ -103,10 +125,11 @@ std::vector<Op> ring_attention_ops(const LayerDims& d, bool backward);
 // Returns the bytes of one rank's K and V blocks (s tokens, g/t heads each).
 double cp_kv_bytes(const LayerDims& d);
 
-// Returns the forward kernels of one transformer layer on one TP rank, in execution order.
-std::vector<Op> layer_forward_ops(const LayerDims& d);
+// Returns the forward kernels of one transformer layer on one TP rank, in execution order;
+// `moe`: its MLP is a mixture of experts (moe_ops.h).
+std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe = false);
 // Returns the backward kernels of one layer (input gradients, weight gradients, all-reduces).
-std::vector<Op> layer_backward_ops(const LayerDims& d);
+std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe = false);
 // Embedding (first stage): vocab-parallel lookup, then an all-reduce of its output.
 std::vector<Op> embedding_forward_ops(const LayerDims& d);
 std::vector<Op> embedding_backward_ops(const LayerDims& d);

@@ -7,6 +7,8 @@
 #include "workload/compute_model.h"
 #include "workload/layer_ops.h"
 #include "workload/tp_overlap.h"
+#include "workload/moe_model.h"
+#include "workload/moe_ops.h"
 
 namespace trident {
 namespace {
@@ -54,8 +56,11 @@ Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims
 double op_time(const Op& op, const Timing& tm) {
   switch (op.kind) {
     // Tensor-core kernels run slower inside a step than in isolation (gpu.efficiency.in_training).
-    case OpKind::kGemm:
-      return tm.cm.gemm_time(op.gemm, op.linear ? tm.linear : tm.attention) / tm.cm.in_training();
+    case OpKind::kGemm: {
+      const Precision p = op.linear ? tm.linear : tm.attention;
+      return (op.grouped ? tm.cm.grouped_gemm_time(op.gemm, p) : tm.cm.gemm_time(op.gemm, p)) /
+             tm.cm.in_training();
+    }
     case OpKind::kAttention: {
       double time = tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward);
       if (op.cp_block) {
@@ -70,6 +75,7 @@ double op_time(const Op& op, const Timing& tm) {
       return tm.cm.memory_time(op.bytes);
     case OpKind::kTpCollective:
     case OpKind::kCpTransfer:
+    case OpKind::kEpCollective:
       return 0;
   }
   return 0;
@@ -110,19 +116,28 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
       }
       continue;
     }
-    if (op.kind != OpKind::kTpCollective) {
+    const bool expert = op.kind == OpKind::kEpCollective;
+    if (op.kind != OpKind::kTpCollective && !expert) {
       last_op_s = op_time(op, cm);
       pass->segments.back().compute_s += last_op_s;
       pass->compute_s += last_op_s;
       continue;
     }
-    if (tensor == 1) continue;
+    if (!expert && tensor == 1) continue;
     Segment& seg = pass->segments.back();
     seg.tp_bytes = op.bytes;
     seg.tp_op = op.collective;
     seg.layer = layer;
-    pass->collectives += 1;
-    pass->tp_bytes += op.bytes;
+    seg.expert = expert;
+    seg.combine = op.combine;
+    pass->collectives += expert ? 0 : 1;
+    pass->tp_bytes += expert ? 0 : op.bytes;
+    pass->ep_collectives += expert ? 1 : 0;
+    pass->ep_bytes += expert ? op.bytes : 0;
+    const auto is_collective = [](const Op& o) {
+      return o.kind == OpKind::kTpCollective || o.kind == OpKind::kEpCollective ||
+             o.kind == OpKind::kCpTransfer || o.cp_ring;
+    };
     const TpOverlap method = cm.tp_overlap ? op.userbuffers : TpOverlap::kNone;
     if (method == TpOverlap::kPipeline) {
       seg.compute_s -= last_op_s;
@@ -139,13 +154,16 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
         pass->compute_s += t;
         if (next.kind == OpKind::kGemm && next.linear) break;
       }
-    } else if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective &&
-               ops[i + 1].kind != OpKind::kCpTransfer && !ops[i + 1].cp_ring) {
+    } else if (op.overlaps_next) {
+      for (int n = 0; n < op.overlap_ops && i + 1 < ops.size() && !is_collective(ops[i + 1]);
+           ++n) {
       const Op& next = ops[++i];
       pass->flops += next.flops();
       pass->model_flops += next.model_flops();
-      seg.overlap_s = op_time(next, cm);
-      pass->compute_s += seg.overlap_s;
+      const double t = op_time(next, cm);
+      seg.overlap_s += t;
+      pass->compute_s += t;
+      }
     }
     seg.tp_overlap = method;
     seg.overlap_stretch = userbuffers_gemm_stretch(method, cm.arch);
@@ -247,7 +265,7 @@ double layer_params(const ModelSpec& m) {
   // GPT-style models carry linear biases; gated (Llama-style) models none. Two norms per
   // layer: LayerNorm has a weight and a bias, RMSNorm a weight.
   const double norms = m.rms_norm ? 2 * h : 4 * h;
-  if (m.swiglu) return h * (h + kv) + h * h + 3 * h * f + norms;
+  if (m.swiglu) return attention_params(m) + 3 * h * f + norms;
   return h * (h + kv) + (h + kv) + h * h + h + 2 * h * f + f + h + norms;
 }
 
@@ -256,7 +274,9 @@ double model_params(const ModelSpec& m) {
   const double embed = v * h + (m.learned_position_embeddings ? m.seq_length * h : 0);
   const double output = m.untie_embeddings_and_output_weights ? v * h : 0;
   const double final_norm = m.rms_norm ? h : 2 * h;
-  return m.num_layers * layer_params(m) + embed + output + final_norm;
+  double layers = 0;
+  for (int l = 0; l < m.num_layers; ++l) layers += layer_params_at(m, l);
+  return layers + embed + output + final_norm;
 }
 
 double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitecture arch) {
@@ -324,6 +344,22 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   // with_context_parallel=True)).
   const double t = plan.tensor, h = model.hidden_size, d = plan.data_context();
   const int p = plan.pipeline, v = plan.virtual_stages;
+  // MoE layers (model.moe_layer_pattern) run their own MLP (moe_ops.h).
+  const std::vector<Op> moe_fwd = model.moe() ? layer_forward_ops(dims, true) : std::vector<Op>();
+  const std::vector<Op> moe_bwd = model.moe() ? layer_backward_ops(dims, true) : std::vector<Op>();
+  const std::vector<Op>& moe_recompute =
+      plan.recompute == Recompute::kFull ? moe_fwd : recompute_ops;
+  const double ep = plan.expert_parallel;
+  // A MoE layer's GPU holds the non-expert weights split over t, and E / EP experts, each
+  // split over t (expert_tensor_parallel_size = t).
+  const double moe_expert_params =
+      model.moe() ? model.num_experts / ep * routed_expert_params(model) / t : 0;
+  const double moe_layer_params =
+      model.moe() ? (attention_params(model) + router_params(model) + shared_expert_params(model) +
+                     (model.rms_norm ? 2 * h : 4 * h)) /
+                            t +
+                        moe_expert_params
+                  : 0;
   const std::vector<int> layers = virtual_stage_layers(model, plan);
   const double per_layer_params = layer_params(model) / t;
   const double vocab_params = double(model.vocab_size) * h / t;
@@ -332,6 +368,10 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   // The output layer reuses the embedding matrix; on another stage it holds a copy.
   const bool output_copy = model.untie_embeddings_and_output_weights || p > 1;
   const double act_layer = layer_activation_bytes(model, plan, arch);
+  // With EP = 1 the expert-data-parallel group is the data-parallel group: the experts' gradients
+  // travel with the rest.
+  const double apart_params = plan.expert_parallel > 1 ? moe_expert_params : 0;
+  const double act_moe = act_layer + moe_activation_delta_bytes(model, plan);
   const bool fp8 = plan.precision == Precision::kFp8;
   // Under fp8 the weights stay 16-bit (Megatron's parameters) and Transformer Engine adds FP8
   // copies, cast once per step (Megatron passes is_first_microbatch, so later micro-batches
@@ -358,7 +398,14 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       ch.num_layers = layers[vs];
       ch.has_embedding = vs == 0;
       ch.has_output = vs == p * v - 1;
-      double params = ch.num_layers * per_layer_params;
+      double params = 0, expert_params = 0;
+      int moe_layers = 0;
+      for (int l = 0; l < ch.num_layers; ++l) {
+        const bool moe = model.is_moe_layer(ch.first_layer + l);
+        moe_layers += moe ? 1 : 0;
+        params += moe ? moe_layer_params : per_layer_params;
+        expert_params += moe ? apart_params : 0;
+      }
 
       const double out = final_norm + (output_copy ? vocab_params : 0);
       const double embed = vocab_params + pos_params;
@@ -373,10 +420,11 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       if (ch.has_embedding) {
         fwd_weights(embed);
         append_ops(embedding_forward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.forward);
-      }
       for (int l = 0; l < ch.num_layers; ++l) {
+        const int layer = ch.first_layer + l;
         fwd_weights(per_layer_params);
-        append_ops(layer_fwd, cm, plan.tensor, ch.first_layer + l, &ch.forward);
+        append_ops(model.is_moe_layer(layer) ? moe_fwd : layer_fwd, cm, plan.tensor, layer,
+                   &ch.forward);
       }
       if (ch.has_output) {
         fwd_weights(out);
@@ -393,10 +441,12 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       for (int l = 0; l < ch.num_layers; ++l) {
         // Backward runs the chunk's layers last to first.
         const int layer = ch.first_layer + ch.num_layers - 1 - l;
+        const bool moe = model.is_moe_layer(layer);
         bwd_weights(per_layer_params);
-        append_ops(recompute_ops, cm, plan.tensor, layer, &ch.backward);
-        append_ops(layer_bwd, cm, plan.tensor, layer, &ch.backward);
-        grads_done(per_layer_params, &ch.backward);
+        append_ops(moe ? moe_recompute : recompute_ops, cm, plan.tensor, layer, &ch.backward);
+        append_ops(moe ? moe_bwd : layer_bwd, cm, plan.tensor, layer, &ch.backward);
+        // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
+        grads_done(moe ? moe_layer_params - apart_params : per_layer_params, &ch.backward);
       }
       if (ch.has_embedding) {
         bwd_weights(embed);
@@ -405,9 +455,12 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         params += embed;
       }
       finish(&ch.backward);
-      ch.backward.model_flops -= ch.num_layers * gemm_flops(recompute_ops);
+      ch.backward.model_flops -= (ch.num_layers - moe_layers) * gemm_flops(recompute_ops) +
+                                 moe_layers * gemm_flops(moe_recompute);
       ch.params_per_gpu = params;
-      ch.activation_bytes = act_layer * ch.num_layers;
+      ch.activation_bytes = act_layer * (ch.num_layers - moe_layers) + act_moe * moe_layers;
+      st.expert_params_per_gpu += expert_params;
+      if (moe_layers > 0) st.memory.dispatch_buffers = moe_dispatch_buffer_bytes(model, plan);
       // Logits (16-bit) and the fp32 softmax of the vocab-parallel cross-entropy.
       if (ch.has_output)
         ch.activation_bytes += tokens * double(model.vocab_size) / t * (dims.elem + 4);
@@ -419,24 +472,39 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       w.hardware_flops_per_step += replicas * (ch.forward.flops + ch.backward.flops);
     }
     const double params = st.params_per_gpu;
+    // Expert weights: their gradients reduce and their optimizer state shards over the
+    // expert-data-parallel group (d / EP), the rest over d (Megatron-Core's expert DDP).
+    const double experts = st.expert_params_per_gpu, dense = params - experts;
     const double opt_share = plan.distributed_optimizer ? d : 1;
     const double grad_elem = grad_element_bytes(plan);
-    st.grad_bytes = params * grad_elem;
-    st.param_gather_bytes = plan.distributed_optimizer ? params * weight_bytes : 0;
-    st.optimizer_s = compute.memory_time(params / opt_share * kAdamBytesPerParam);
+    const double expert_share = plan.distributed_optimizer ? plan.expert_data_parallel() : 1;
+    const double sharded = dense / opt_share + experts / expert_share;
+    st.grad_bytes = dense * grad_elem;
+    st.param_gather_bytes = plan.distributed_optimizer ? dense * weight_bytes : 0;
+    st.expert_grad_bytes = experts * grad_elem;
+    st.expert_param_gather_bytes = plan.distributed_optimizer ? experts * weight_bytes : 0;
+    st.optimizer_s = compute.memory_time(sharded * kAdamBytesPerParam);
     if (fp8) st.optimizer_s += compute.memory_time(params * fp8_weight_cast);
     st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
     st.grad_bucket_params = plan.grad_bucket_size > 0
                                 ? double(plan.grad_bucket_size)
                                 : std::max(kBucketParams, kBucketParamsPerReplica * d);
     // Megatron-Core FSDP reduce-scatters each FSDP unit (a transformer layer) as its backward
-    // ends.
+    // ends. Dense parameters shard over the data-parallel group; expert parameters (reduced
+    // apart) over the expert-data-parallel group.
     if (plan.shards_params()) st.grad_bucket_params = per_layer_params;
-    st.memory = sharded_memory(plan, params, per_layer_params, st.grad_bucket_params,
+    st.memory = sharded_memory(plan, dense, per_layer_params, st.grad_bucket_params,
                                weight_bytes + fp8_weight_bytes, grad_elem);
+    st.memory.weights += experts * (weight_bytes + fp8_weight_bytes);
+    st.memory.gradients += st.expert_grad_bytes;
+    st.memory.optimizer += experts * kOptimizerStateBytes / expert_share;
     if (plan.context > 1) st.memory.cp_buffers = 4 * cp_kv_bytes(dims);
   }
   schedule_memory(programs, &w);
+  w.active_params = active_params(model);
+  w.megatron_flops_per_step = megatron_model_flops(model, plan.global_batch_size);
+  w.tokens_per_expert_mean = moe_tokens_per_expert(model, plan);
+  w.tokens_per_expert_max = w.tokens_per_expert_mean * moe_busiest_expert_load(plan);
   return w;
 }
 

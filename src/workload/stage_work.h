@@ -49,6 +49,10 @@ struct Segment {
   // parameters whose weights this segment is the first to use.
   double weight_params = 0;
   std::vector<RingStep> ring;  // runs first, before compute_s
+  // The collective runs over the expert-parallel group (tp_bytes: bytes per GPU of a MoE
+  // dispatch or combine, moe_ops.h), not the TP group; `combine`: the busiest rank sends most.
+  bool expert = false;
+  bool combine = false;
 };
 
 // One forward or backward pass of one micro-batch through one chunk, on one TP rank.
@@ -61,6 +65,8 @@ struct Pass {
   double tp_bytes = 0;     // their summed buffers
   int ring_steps = 0;      // context-parallel ring steps with a transfer
   double cp_bytes = 0;     // their summed bytes per GPU
+  int ep_collectives = 0;  // expert-parallel collectives (MoE dispatch and combine)
+  double ep_bytes = 0;     // their summed bytes per GPU
 };
 
 // A contiguous run of layers a stage holds (one of its `virtual_stages` chunks).
@@ -82,7 +88,10 @@ struct StageMemory {
   // Context parallelism: the ring's receive buffers while a layer's attention runs (two K/V
   // blocks and two dK/dV blocks, double-buffered as Transformer Engine's p2p_comm_buffers).
   double cp_buffers = 0;
-  double total() const { return weights + gradients + optimizer + activations + cp_buffers; }
+  double dispatch_buffers = 0;  // MoE: one layer's all-to-all send and receive buffers
+  double total() const {
+    return weights + gradients + optimizer + activations + cp_buffers + dispatch_buffers;
+  }
 };
 
 struct StageWork {
@@ -94,6 +103,12 @@ struct StageWork {
   double param_gather_bytes = 0;  // distributed optimizer: updated weights all-gathered
   double p2p_bytes = 0;           // bytes one GPU sends to a neighbour per micro-batch and chunk
   double grad_bucket_params = 0;  // parameters per DP gradient bucket (overlap_grad_reduce)
+  // MoE: the routed experts' share of params_per_gpu (E / EP experts of each MoE layer, split
+  // over t); their gradients reduce over the expert-data-parallel group (d / EP GPUs), not
+  // with grad_bytes, and their distributed-optimizer gather runs over it too.
+  double expert_params_per_gpu = 0;
+  double expert_grad_bytes = 0;
+  double expert_param_gather_bytes = 0;
   StageMemory memory;
 };
 
@@ -102,6 +117,13 @@ struct Workload {
   double total_params = 0;
   double model_flops_per_step = 0;     // all GPUs, one global batch
   double hardware_flops_per_step = 0;  // with recomputation
+  // Parameters one token uses (moe_model.h active_params; = total_params for dense models),
+  // and Megatron-LM's num_floating_point_operations for one global batch.
+  double active_params = 0;
+  double megatron_flops_per_step = 0;
+  // MoE: tokens per expert per micro-batch over its EP group, balanced and busiest.
+  double tokens_per_expert_mean = 0;
+  double tokens_per_expert_max = 0;
 };
 
 // Builds the per-stage work of `scenario` from the Megatron cost model (layer_ops.h) timed by

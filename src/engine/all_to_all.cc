@@ -1,0 +1,57 @@
+#include "engine/all_to_all.h"
+
+#include <algorithm>
+
+namespace trident {
+
+std::vector<Phase> lower_all_to_all(const std::vector<std::vector<int>>& groups,
+                                    double bytes_per_gpu) {
+  const int n = groups.empty() ? 0 : static_cast<int>(groups.front().size());
+  return lower_all_to_all(groups, std::vector<std::vector<double>>(
+                                      n, std::vector<double>(n, n > 0 ? bytes_per_gpu / n : 0)));
+}
+
+std::vector<Phase> lower_all_to_all(const std::vector<std::vector<int>>& groups,
+                                    const std::vector<std::vector<double>>& bytes) {
+  Phase phase;
+  for (const std::vector<int>& g : groups) {
+    const int n = static_cast<int>(g.size());
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        if (i == j || bytes[i][j] <= 0) continue;
+        phase.flows.push_back(Flow{g[i], g[j], bytes[i][j], 0});
+      }
+    }
+  }
+  if (phase.flows.empty()) return {};
+  return {phase};
+}
+
+std::vector<std::vector<double>> imbalanced_all_to_all_bytes(int n, double bytes_per_gpu,
+                                                             double load, bool combine) {
+  std::vector<std::vector<double>> m(n, std::vector<double>(n, bytes_per_gpu / n));
+  if (n <= 1) return m;
+  const double hot = std::min(std::max(load, 0.0), double(n));
+  const double cold = (n - hot) / (n - 1);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const double share = bytes_per_gpu / n * (j == 0 ? hot : cold);
+      (combine ? m[j][i] : m[i][j]) = share;
+    }
+  }
+  return m;
+}
+
+std::vector<int> expert_group(const RankMap& ranks, int tp, int dp, int pp, int ep) {
+  std::vector<int> out;
+  for (int i = 0; i < ep; ++i) out.push_back(ranks.gpu(tp, dp / ep * ep + i, pp));
+  return out;
+}
+
+std::vector<int> expert_data_group(const RankMap& ranks, int tp, int dp, int pp, int ep, int d) {
+  std::vector<int> out;
+  for (int j = dp % ep; j < d; j += ep) out.push_back(ranks.gpu(tp, j, pp));
+  return out;
+}
+
+}  // namespace trident

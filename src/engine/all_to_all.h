@@ -1,0 +1,52 @@
+// Lowering of all-to-alls onto point-to-point flows (pure, no SimGrid).
+//
+// NCCL has no all-to-all kernel of its own: torch.distributed.all_to_all_single, which
+// Megatron-Core's MoEAlltoAllTokenDispatcher calls, posts one ncclSend and one ncclRecv per
+// peer inside ncclGroupStart/End, and NCCL runs all of them at once (NVIDIA/nccl
+// src/enqueue.cc, p2p tasks). So an all-to-all is one phase holding one flow per ordered pair
+// of distinct members, over NVLink inside an island and through the two GPUs' NICs across
+// islands, sharing links with whatever else runs. (DeepEP's internode kernels instead send a
+// token once per node over RDMA, to the GPU of the same local index, which forwards it over
+// NVLink; with top-k routing that deduplicates the copies bound to one node. Not modelled:
+// trident moves each routed copy.)
+#ifndef TRIDENT_ENGINE_ALL_TO_ALL_H_
+#define TRIDENT_ENGINE_ALL_TO_ALL_H_
+
+#include <vector>
+
+#include "engine/collective_lowering.h"
+#include "schedule/rank_map.h"
+
+namespace trident {
+
+// Returns the phases of a uniform all-to-all over every group in `groups` at once: each member
+// sends bytes_per_gpu / n to each other member of its group (n = group size; its own share
+// stays local). The entry point of `trident collective --op all-to-all`. Requires groups of
+// one size >= 1.
+std::vector<Phase> lower_all_to_all(const std::vector<std::vector<int>>& groups,
+                                    double bytes_per_gpu);
+
+// Returns the phases of an all-to-all where member i of every group sends bytes[i][j] to
+// member j (the same n x n matrix for each group; the diagonal stays local). Requires
+// bytes.size() == n == every group's size.
+std::vector<Phase> lower_all_to_all(const std::vector<std::vector<int>>& groups,
+                                    const std::vector<std::vector<double>>& bytes);
+
+// Returns the n x n byte matrix of a MoE dispatch (or, `combine`, its combine) with one busy
+// member: every member sends bytes_per_gpu in all, bytes_per_gpu / n x `load` of it to member
+// 0 (which hosts the busiest experts) and the rest evenly to the others; the combine is the
+// transpose. `load` is capped at n (everything to member 0); 1: uniform.
+std::vector<std::vector<double>> imbalanced_all_to_all_bytes(int n, double bytes_per_gpu,
+                                                             double load, bool combine);
+
+// Returns the expert-parallel group of (tp, dp, pp): the `ep` consecutive data-parallel ranks
+// of dp's block with the same tensor and pipeline rank (Megatron-Core's expert order
+// tp-ep-dp-pp with expert_tensor_parallel_size = t). Requires ep dividing plan.data.
+std::vector<int> expert_group(const RankMap& ranks, int tp, int dp, int pp, int ep);
+// Returns the expert-data-parallel group of (tp, dp, pp): the d / ep data-parallel ranks with
+// dp's index inside its expert group, which reduce the gradients of the same experts.
+std::vector<int> expert_data_group(const RankMap& ranks, int tp, int dp, int pp, int ep, int d);
+
+}  // namespace trident
+
+#endif  // TRIDENT_ENGINE_ALL_TO_ALL_H_

@@ -1,0 +1,235 @@
+#include "workload/moe_ops.h"
+
+#include <algorithm>
+
+namespace trident {
+namespace {
+
+Op gemm_op(const char* name, double m, double n, double k, double batch = 1) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kGemm;
+  op.gemm = GemmShape{m, n, k, batch};
+  op.linear = true;
+  op.grouped = batch > 1;
+  return op;
+}
+
+Op memory_op(const char* name, double bytes) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kMemory;
+  op.bytes = bytes;
+  return op;
+}
+
+Op collective_op(const char* name, OpKind kind, CollectiveOp c, double bytes) {
+  Op op;
+  op.name = name;
+  op.kind = kind;
+  op.collective = c;
+  op.bytes = bytes;
+  return op;
+}
+
+// A grouped GEMM of the experts, at the busiest rank's load (model FLOPs at the mean).
+Op expert_gemm(const LayerDims& d, const char* name, double m, double n, double k, double batch) {
+  Op op = gemm_op(name, m, n, k, batch);
+  op.grouped = true;
+  op.model_flops_scale = 1 / d.expert_load;
+  return op;
+}
+
+// Sizes of one MoE MLP on one TP rank.
+struct MoeSizes {
+  double tokens, routed, m, local_experts, gated, e;
+};
+
+MoeSizes sizes(const LayerDims& d) {
+  MoeSizes z;
+  z.tokens = d.b * d.s;
+  z.routed = z.tokens * d.topk;
+  z.local_experts = d.experts / d.ep;
+  z.m = d.ep * z.routed / d.experts * d.expert_load;
+  z.gated = d.swiglu ? 2 : 1;
+  z.e = d.elem;
+  return z;
+}
+
+// The dispatch (or, `combine`, the combine) collectives over EP and then TP.
+void add_dispatch(const LayerDims& d, const MoeSizes& z, bool combine, std::vector<Op>* ops,
+                  int overlap_ops) {
+  const double h = d.h, e = z.e;
+  if (d.ep > 1) {
+    Op op =
+        d.alltoall
+            ? collective_op(combine ? "ep_a2a_combine" : "ep_a2a_dispatch", OpKind::kEpCollective,
+                            CollectiveOp::kAllToAll, z.routed / d.t * h * e)
+            : collective_op(combine ? "ep_rs_combine" : "ep_ag_dispatch", OpKind::kEpCollective,
+                            combine ? CollectiveOp::kReduceScatter : CollectiveOp::kAllGather,
+                            d.ep * z.tokens * h * e);
+    op.combine = combine;
+    op.overlaps_next = overlap_ops > 0;
+    op.overlap_ops = std::max(1, overlap_ops);
+    ops->push_back(op);
+  }
+  (void)combine;
+}
+
+// The TP collective of the routed copies (alltoall dispatcher with t > 1): an all-gather after
+// the dispatch, a reduce-scatter before the combine.
+void add_tp_routed(const LayerDims& d, const MoeSizes& z, CollectiveOp c, const char* name,
+                   std::vector<Op>* ops) {
+  if (!d.alltoall || d.t <= 1) return;
+  ops->push_back(
+      collective_op(name, OpKind::kTpCollective, c, z.routed * d.expert_load * d.h * z.e));
+}
+
+void add_shared_forward(const LayerDims& d, const MoeSizes& z, std::vector<Op>* ops) {
+  if (d.f_shared <= 0) return;
+  ops->push_back(gemm_op("shared_fc1", z.tokens, z.gated * d.f_shared / d.t, d.h));
+  ops->push_back(memory_op("shared_act", (z.gated + 1) * z.tokens * d.f_shared / d.t * z.e));
+  ops->push_back(gemm_op("shared_fc2", z.tokens, d.h, d.f_shared / d.t));
+}
+
+void add_shared_backward(const LayerDims& d, const MoeSizes& z, std::vector<Op>* ops) {
+  if (d.f_shared <= 0) return;
+  const double f = d.f_shared / d.t;
+  ops->push_back(gemm_op("shared_fc2_dgrad", z.tokens, f, d.h));
+  ops->push_back(gemm_op("shared_fc2_wgrad", f, d.h, z.tokens));
+  ops->push_back(memory_op("shared_act_bwd", (2 * z.gated + 1) * z.tokens * f * z.e));
+  ops->push_back(gemm_op("shared_fc1_dgrad", z.tokens, d.h, z.gated * f));
+  ops->push_back(gemm_op("shared_fc1_wgrad", d.h, z.gated * f, z.tokens));
+}
+
+int shared_ops(const LayerDims& d, bool backward) {
+  if (d.f_shared <= 0 || !d.shared_overlap || d.ep <= 1) return 0;
+  return backward ? 5 : 3;
+}
+
+}  // namespace
+
+double moe_busiest_expert_load(const PlanSpec& p) {
+  if (p.moe_capacity_factor > 0) {
+    return p.moe_pad_to_capacity ? p.moe_capacity_factor
+                                 : std::min(p.moe_load_imbalance, p.moe_capacity_factor);
+  }
+  return p.moe_load_imbalance;
+}
+
+double moe_expert_load(const ModelSpec& m, const PlanSpec& p) {
+  if (!m.moe()) return 1;
+  const double busiest = moe_busiest_expert_load(p);
+  if (p.moe_pad_to_capacity && p.moe_capacity_factor > 0) return busiest;
+  const double experts = m.num_experts, n = experts / p.expert_parallel;
+  if (experts <= 1) return 1;
+  const double rest = std::max(0.0, (experts - busiest) / (experts - 1));
+  return (busiest + (n - 1) * rest) / n;
+}
+
+double moe_tokens_per_expert(const ModelSpec& m, const PlanSpec& p) {
+  if (!m.moe()) return 0;
+  return double(p.expert_parallel) * p.micro_batch_size * m.seq_length * m.moe_router_topk /
+         m.num_experts;
+}
+
+double moe_activation_delta_bytes(const ModelSpec& m, const PlanSpec& p) {
+  if (!m.moe() || p.recompute == Recompute::kFull) return 0;
+  const double T = double(p.micro_batch_size) * m.seq_length, h = m.hidden_size, t = p.tensor;
+  const double k = m.moe_router_topk, load = moe_expert_load(m, p), g = m.swiglu ? 2 : 1;
+  const double e = 2;
+  const double routed = T * k * load * (h + (g + 1) * double(m.moe_ffn_hidden_size) / t) * e;
+  const double shared = T * (g + 1) * double(m.moe_shared_expert_intermediate_size) / t * e;
+  return routed + shared + 4 * T * k - 16 * T * h / t;
+}
+
+double moe_dispatch_buffer_bytes(const ModelSpec& m, const PlanSpec& p) {
+  if (!m.moe() || p.expert_parallel <= 1) return 0;
+  const double T = double(p.micro_batch_size) * m.seq_length;
+  return 2 * T * m.moe_router_topk * moe_expert_load(m, p) * m.hidden_size / p.tensor * 2;
+}
+
+void add_moe_mlp_forward(const LayerDims& d, std::vector<Op>* ops) {
+  const MoeSizes z = sizes(d);
+  const double h = d.h, e = z.e, f = d.f_moe / d.t;
+  Op router = gemm_op("router", z.tokens, d.experts, h);
+  router.linear = false;  // Megatron-Core keeps the router out of FP8
+  ops->push_back(router);
+  ops->push_back(memory_op("router_topk", 2 * z.tokens * d.experts * 4));
+  ops->push_back(memory_op("permute", 2 * z.routed / d.t * h * e));
+  const int overlap = shared_ops(d, false);
+  add_dispatch(d, z, false, ops, overlap);
+  if (overlap > 0) add_shared_forward(d, z, ops);
+  add_tp_routed(d, z, CollectiveOp::kAllGather, "tp_ag_experts", ops);
+  ops->push_back(expert_gemm(d, "experts_fc1", z.m, z.gated * f, h, z.local_experts));
+  ops->push_back(memory_op(d.swiglu ? "experts_swiglu" : "experts_gelu",
+                           (z.gated + 1) * z.m * z.local_experts * f * e));
+  ops->push_back(expert_gemm(d, "experts_fc2", z.m, h, f, z.local_experts));
+  add_tp_routed(d, z, CollectiveOp::kReduceScatter, "tp_rs_experts", ops);
+  add_dispatch(d, z, true, ops, 0);
+  ops->push_back(memory_op("unpermute", 2 * z.routed / d.t * h * e));
+  if (overlap == 0) add_shared_forward(d, z, ops);
+}
+
+void add_moe_mlp_backward(const LayerDims& d, std::vector<Op>* ops) {
+  const MoeSizes z = sizes(d);
+  const double h = d.h, e = z.e, f = d.f_moe / d.t;
+  const int overlap = shared_ops(d, true);
+  if (overlap == 0) add_shared_backward(d, z, ops);
+  ops->push_back(memory_op("unpermute_bwd", 2 * z.routed / d.t * h * e));
+  // The gradients travel to the experts as the tokens did: the busiest rank receives most.
+  add_dispatch(d, z, false, ops, overlap);
+  if (overlap > 0) add_shared_backward(d, z, ops);
+  add_tp_routed(d, z, CollectiveOp::kAllGather, "tp_ag_experts_bwd", ops);
+  ops->push_back(expert_gemm(d, "experts_fc2_dgrad", z.m, f, h, z.local_experts));
+  ops->push_back(expert_gemm(d, "experts_fc2_wgrad", f, h, z.m, z.local_experts));
+  ops->push_back(memory_op(d.swiglu ? "experts_swiglu_bwd" : "experts_gelu_bwd",
+                           (2 * z.gated + 1) * z.m * z.local_experts * f * e));
+  ops->push_back(expert_gemm(d, "experts_fc1_dgrad", z.m, h, z.gated * f, z.local_experts));
+  ops->push_back(expert_gemm(d, "experts_fc1_wgrad", h, z.gated * f, z.m, z.local_experts));
+  add_tp_routed(d, z, CollectiveOp::kReduceScatter, "tp_rs_experts_bwd", ops);
+  add_dispatch(d, z, true, ops, 0);
+  ops->push_back(memory_op("permute_bwd", 2 * z.routed / d.t * h * e));
+  ops->push_back(memory_op("router_topk_bwd", 3 * z.tokens * d.experts * 4));
+  Op router = gemm_op("router_dgrad", z.tokens, h, d.experts);
+  router.linear = false;
+  ops->push_back(router);
+}
+
+// Down-projections (h -> q_lora, h -> kv_lora + rope) are replicated over TP; the
+// up-projections split by heads (Megatron-Core MLASelfAttention).
+void add_mla_forward(const LayerDims& d, std::vector<Op>* ops) {
+  const double T = d.b * d.s, e = d.elem, heads = d.a / d.t;
+  if (d.q_lora > 0) {
+    ops->push_back(gemm_op("q_down", T, d.q_lora, d.h));
+    ops->push_back(memory_op("q_norm", 2 * T * d.q_lora * e));
+    ops->push_back(gemm_op("q_up", T, heads * (d.qk + d.qk_rope), d.q_lora));
+  } else {
+    ops->push_back(gemm_op("q_proj", T, heads * (d.qk + d.qk_rope), d.h));
+  }
+  ops->push_back(gemm_op("kv_down", T, d.kv_lora + d.qk_rope, d.h));
+  ops->push_back(memory_op("kv_norm", 2 * T * d.kv_lora * e));
+  ops->push_back(gemm_op("kv_up", T, heads * (d.qk + d.v_dim), d.kv_lora));
+  ops->push_back(memory_op("rope", 2 * T * (heads + 1) * d.qk_rope * e));
+}
+
+void add_mla_backward(const LayerDims& d, std::vector<Op>* ops) {
+  const double T = d.b * d.s, e = d.elem, heads = d.a / d.t;
+  const double kv_up = heads * (d.qk + d.v_dim), q_up = heads * (d.qk + d.qk_rope);
+  ops->push_back(memory_op("rope_bwd", 2 * T * (heads + 1) * d.qk_rope * e));
+  ops->push_back(gemm_op("kv_up_dgrad", T, d.kv_lora, kv_up));
+  ops->push_back(gemm_op("kv_up_wgrad", d.kv_lora, kv_up, T));
+  ops->push_back(memory_op("kv_norm_bwd", 4 * T * d.kv_lora * e));
+  if (d.q_lora > 0) {
+    ops->push_back(gemm_op("q_up_dgrad", T, d.q_lora, q_up));
+    ops->push_back(gemm_op("q_up_wgrad", d.q_lora, q_up, T));
+    ops->push_back(memory_op("q_norm_bwd", 4 * T * d.q_lora * e));
+    ops->push_back(gemm_op("q_kv_down_dgrad", T, d.h, d.q_lora + d.kv_lora + d.qk_rope));
+  } else {
+    ops->push_back(gemm_op("q_proj_dgrad", T, d.h, q_up));
+    ops->push_back(gemm_op("q_proj_wgrad", d.h, q_up, T));
+    ops->push_back(gemm_op("kv_down_dgrad", T, d.h, d.kv_lora + d.qk_rope));
+  }
+}
+
+}  // namespace trident
