@@ -45,10 +45,10 @@ TEST_CASE("bad Megatron input: exit 2, one message naming each argument", "[mega
   const auto bad = run_trident(
       {"simulate", "--megatron-args", "tests/data/megatron/refused.sh", "--cluster", "dgx-h100"});
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("tests/data/megatron/refused.sh:4: --moe-grouped-gemm: "
+  CHECK_THAT(bad.err, Catch::Contains("tests/data/megatron/refused.sh:4: --encoder-num-layers: "
                                       "changes the step but is not modelled, refused: "
-                                      "--moe-grouped-gemm (line 4; "));
-  CHECK_THAT(bad.err, Catch::Contains("--multi-latent-attention (line 5; "));
+                                      "--encoder-num-layers"));
+  CHECK_THAT(bad.err, Catch::Contains("--cp-comm-type a2a+p2p"));
 }
 
 TEST_CASE("the launch line read from stdin", "[megatron][cli]") {

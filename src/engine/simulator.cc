@@ -91,8 +91,8 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
             overlap =
                 sg4::this_actor::exec_async(seg.overlap_s * seg.overlap_stretch * host_speed_);
           }
-          collective(a, seg.expert ? CollKind::kExpert : CollKind::kTensor, seg.tp_op,
-                     seg.tp_bytes, mb, chunk, seg.layer, -1, seg.combine);
+          collective(a, seg.expert ? CollKind::kExpert : CollKind::kTensor, seg.tp_op, seg.tp_bytes,
+                     mb, chunk, seg.layer, -1, seg.combine);
           if (overlap) overlap->wait();
         }
         const double exposed = (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;

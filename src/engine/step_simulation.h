@@ -178,7 +178,7 @@ class StepSimulation {
   Shortcuts shortcuts_;
   std::unique_ptr<Platform> platform_;
   int t_ = 1, d_ = 1, cp_ = 1, p_ = 1, v_ = 1;
-  int dc_ = 1;  // data x context: the gradient group's size
+  int dc_ = 1;          // data x context: the gradient group's size
   int ep_ = 1;          // expert-parallel size (1 for dense models)
   double ep_load_ = 1;  // the busiest EP rank's tokens / mean (moe_expert_load)
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;

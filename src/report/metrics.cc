@@ -60,10 +60,9 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0, gather = 0, cp = 0, ep = 0;
   for (const ActorTimeline& a : tl.actors) {
     const double g = a.gpus;
-    const double idle = idle_residue(
-        step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s - a.cp_exposed_s -
-            a.ep_exposed_s,
-        step);
+    const double idle = idle_residue(step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s -
+                                         a.dp_exposed_s - a.cp_exposed_s - a.ep_exposed_s,
+                                     step);
     ep += g * a.ep_exposed_s;
     gpus += g;
     compute += g * a.compute_s;

@@ -28,7 +28,7 @@ struct StageReport {
   double bubble_s = 0;
   double memory_gib = 0;
   double weights_gib = 0, gradients_gib = 0, optimizer_gib = 0, activations_gib = 0;
-  double cp_buffers_gib = 0;  // context-parallel receive buffers
+  double cp_buffers_gib = 0;        // context-parallel receive buffers
   double dispatch_buffers_gib = 0;  // MoE all-to-all buffers of one layer
   int microbatches_in_flight = 0;
 };

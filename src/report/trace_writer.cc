@@ -120,6 +120,7 @@ std::string args_json(const StepEvent& e, int v) {
       add("layer", layer_text(e.first_layer));
       add("bytes", bytes_text(e.bytes));
       add_str("note", "sent to the next context rank while an attention block runs");
+      break;
     case EventKind::kEpCollective:
       add_str("op", collective_op_name(e.op));
       if (e.first_layer >= 0) add("layer", layer_text(e.first_layer));

@@ -254,8 +254,7 @@ std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe) {
     add(&ops, linear("fc2", tokens, d.h, d.f / d.t));
   }
   const Op rs_mlp = tp_collective("tp_rs_mlp", CollectiveOp::kReduceScatter, bsh * e);
-  add(&ops, sp ? (moe ? rs_mlp : ub(rs_mlp, kPipe))
-               : all_reduce("tp_ar_mlp", bsh * e));
+  add(&ops, sp ? (moe ? rs_mlp : ub(rs_mlp, kPipe)) : all_reduce("tp_ar_mlp", bsh * e));
   add(&ops, memory(d.hidden_dropout ? "dropout_residual2" : "residual2", residual_bytes));
   return ops;
 }

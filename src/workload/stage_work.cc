@@ -6,9 +6,9 @@
 #include "schedule/program.h"
 #include "workload/compute_model.h"
 #include "workload/layer_ops.h"
-#include "workload/tp_overlap.h"
 #include "workload/moe_model.h"
 #include "workload/moe_ops.h"
+#include "workload/tp_overlap.h"
 
 namespace trident {
 namespace {
@@ -155,14 +155,13 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
         if (next.kind == OpKind::kGemm && next.linear) break;
       }
     } else if (op.overlaps_next) {
-      for (int n = 0; n < op.overlap_ops && i + 1 < ops.size() && !is_collective(ops[i + 1]);
-           ++n) {
-      const Op& next = ops[++i];
-      pass->flops += next.flops();
-      pass->model_flops += next.model_flops();
-      const double t = op_time(next, cm);
-      seg.overlap_s += t;
-      pass->compute_s += t;
+      for (int n = 0; n < op.overlap_ops && i + 1 < ops.size() && !is_collective(ops[i + 1]); ++n) {
+        const Op& next = ops[++i];
+        pass->flops += next.flops();
+        pass->model_flops += next.model_flops();
+        const double t = op_time(next, cm);
+        seg.overlap_s += t;
+        pass->compute_s += t;
       }
     }
     seg.tp_overlap = method;
@@ -420,9 +419,10 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       if (ch.has_embedding) {
         fwd_weights(embed);
         append_ops(embedding_forward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.forward);
+      }
       for (int l = 0; l < ch.num_layers; ++l) {
         const int layer = ch.first_layer + l;
-        fwd_weights(per_layer_params);
+        fwd_weights(model.is_moe_layer(layer) ? moe_layer_params : per_layer_params);
         append_ops(model.is_moe_layer(layer) ? moe_fwd : layer_fwd, cm, plan.tensor, layer,
                    &ch.forward);
       }
@@ -442,7 +442,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         // Backward runs the chunk's layers last to first.
         const int layer = ch.first_layer + ch.num_layers - 1 - l;
         const bool moe = model.is_moe_layer(layer);
-        bwd_weights(per_layer_params);
+        bwd_weights(moe ? moe_layer_params : per_layer_params);
         append_ops(moe ? moe_recompute : recompute_ops, cm, plan.tensor, layer, &ch.backward);
         append_ops(moe ? moe_bwd : layer_bwd, cm, plan.tensor, layer, &ch.backward);
         // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
@@ -493,8 +493,10 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     // ends. Dense parameters shard over the data-parallel group; expert parameters (reduced
     // apart) over the expert-data-parallel group.
     if (plan.shards_params()) st.grad_bucket_params = per_layer_params;
+    const double dispatch_buffers = st.memory.dispatch_buffers;
     st.memory = sharded_memory(plan, dense, per_layer_params, st.grad_bucket_params,
                                weight_bytes + fp8_weight_bytes, grad_elem);
+    st.memory.dispatch_buffers = dispatch_buffers;
     st.memory.weights += experts * (weight_bytes + fp8_weight_bytes);
     st.memory.gradients += st.expert_grad_bytes;
     st.memory.optimizer += experts * kOptimizerStateBytes / expert_share;
