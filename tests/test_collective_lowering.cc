@@ -110,10 +110,3 @@ TEST_CASE("a mirrored ring edge carries one edge's collapsed bytes", "[lowering]
   CHECK(phases[0].flows[0].bytes == 1400);
   CHECK(phases[0].latency == Approx(14 * 5e-6));
 }
-
-TEST_CASE("pairwise all-to-all sends bytes/n to every other member", "[lowering]") {
-  const auto phases = lower_all_to_all_pairwise({{0, 1, 2, 3}}, 400);
-  REQUIRE(phases.size() == 1);
-  CHECK(phases[0].flows.size() == 12);
-  CHECK(phases[0].flows[0].bytes == 100);
-}

@@ -18,6 +18,7 @@
 #include "config/scenario.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "engine/all_to_all.h"
 #include "engine/collective_lowering.h"
 #include "engine/probes.h"
 #include "platform/platform.h"
@@ -207,7 +208,7 @@ int run_collective_command(const std::vector<std::string>& args) {
       series.push_back(lower_send_recv(n, b));
       plans.emplace_back();
     } else if (op.kind == OpKind::kAllToAll) {
-      series.push_back(lower_all_to_all_pairwise({group}, b));
+      series.push_back(lower_all_to_all(std::vector<std::vector<int>>{group}, b));
       plans.emplace_back();
     } else {
       plans.push_back(choose_collective_plan(op.op, cshape, b, c));

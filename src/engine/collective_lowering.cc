@@ -95,20 +95,6 @@ std::vector<Phase> lower_mirrored(const CollectivePlan& plan, int gpu, const Clu
   return {phase};
 }
 
-std::vector<Phase> lower_all_to_all_pairwise(const Rings& groups, double bytes) {
-  Phase phase;
-  for (const auto& g : groups) {
-    const double share = bytes / g.size();
-    for (int src : g) {
-      for (int dst : g) {
-        if (src != dst) phase.flows.push_back({src, dst, share, 0});
-      }
-    }
-  }
-  if (phase.flows.empty()) return {};
-  return {phase};
-}
-
 std::vector<Phase> lower_ring_exchange(const std::vector<std::vector<int>>& rings, double bytes) {
   Phase phase;
   for (const std::vector<int>& ring : rings) {

@@ -68,12 +68,6 @@ std::vector<Phase> lower_plan(const CollectivePlan& plan,
 // times the whole ring. Requires plan.stages to hold one stage.
 std::vector<Phase> lower_mirrored(const CollectivePlan& plan, int gpu, const ClusterSpec& cluster);
 
-// All-to-all as plain pairwise exchange: every member sends bytes / n to every other member of
-// its group, all flows at once. Placeholder lowering for `trident collective --op all-to-all`
-// until the mixture-of-experts lowering replaces it.
-std::vector<Phase> lower_all_to_all_pairwise(const std::vector<std::vector<int>>& groups,
-                                             double bytes);
-
 // Returns one phase in which every member of each ring in `rings` sends `bytes` to its
 // successor (the last to the first): one step of context-parallel attention, each rank passing
 // its K/V (and dK/dV) block on (Transformer Engine's send/recv pair per step). Requires rings of

@@ -109,24 +109,71 @@ std::vector<SearchDimension> build_dimensions() {
                    return "query groups divisible by t";
                  return "";
                }});
-  // Pipeline parallel: t * p divides the GPUs (data parallel is the rest), at most one stage
-  // per layer; layers that do not divide get an uneven split (plan.pipeline_layers).
+  // Context parallel (Megatron-Core's ring attention, p2p): powers of two whose ranks keep at
+  // least 4096 tokens each and split the sequence into 2 cp chunks; dense models only (experts
+  // with context parallelism are not modelled). Searched from cp = 1 up.
+  d.push_back({"plan.context_parallel",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 Values out = {"1"};
+                 const int seq = c.model->seq_length;
+                 for (int cp = 2; !c.model->moe() && seq / cp >= 4096; cp *= 2) {
+                   if (seq % (2 * cp) == 0 && (c.gpus / p.tensor) % cp == 0) out.push_back(str(cp));
+                 }
+                 return out;
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_int(v, &p->context);
+               },
+               [](const SearchContext& c, const PlanSpec& p) -> std::string {
+                 if (c.gpus % (p.tensor * p.context) != 0) return "t * cp divides the GPUs";
+                 if (c.model->seq_length % (2 * p.context) != 0) {
+                   return "sequence divisible by 2 cp";
+                 }
+                 return "";
+               }});
+  // Pipeline parallel: t * cp * p divides the GPUs (data parallel is the rest), at most one
+  // stage per layer; layers that do not divide get an uneven split (plan.pipeline_layers).
   d.push_back({"plan.pipeline_parallel",
                [](const SearchContext& c, const PlanSpec& p) {
                  Values out;
-                 for (int k : divisors(c.gpus / p.tensor)) {
+                 for (int k : divisors(c.gpus / (p.tensor * p.context))) {
                    if (k <= c.model->num_layers) out.push_back(str(k));
                  }
                  return out;
                },
                [](const std::string& v, const SearchContext& c, PlanSpec* p) {
                  if (!parse_int(v, &p->pipeline)) return false;
-                 p->data = std::max(1, c.gpus / (p->tensor * p->pipeline));
+                 p->data = std::max(1, c.gpus / (p->tensor * p->context * p->pipeline));
                  return true;
                },
                [](const SearchContext& c, const PlanSpec& p) -> std::string {
-                 if (c.gpus % (p.tensor * p.pipeline) != 0) return "t * p divides the GPUs";
+                 if (c.gpus % (p.tensor * p.context * p.pipeline) != 0) {
+                   return "t * cp * p divides the GPUs";
+                 }
                  if (p.pipeline > c.model->num_layers) return "at most one stage per layer";
+                 return "";
+               }});
+  // Expert parallel (mixture-of-experts models): EP divides the experts and folds into the
+  // data-parallel ranks (Megatron-Core's expert groups), so it divides d as well.
+  d.push_back({"plan.expert_model_parallel_size",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 if (!c.model->moe()) return Values{"1"};
+                 Values out;
+                 for (int ep : divisors(p.data)) {
+                   if (c.model->num_experts % ep == 0) out.push_back(str(ep));
+                 }
+                 return out;
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 if (!parse_int(v, &p->expert_parallel)) return false;
+                 p->expert_tensor_parallel = p->tensor;
+                 return true;
+               },
+               [](const SearchContext& c, const PlanSpec& p) -> std::string {
+                 if (p.expert_parallel == 1) return "";
+                 if (!c.model->moe()) return "expert parallelism needs experts";
+                 if (c.model->num_experts % p.expert_parallel != 0) return "EP divides the experts";
+                 if (p.data % p.expert_parallel != 0) return "EP divides d";
                  return "";
                }});
   // Micro-batch size: global batch = num_microbatches * mbs * d (Megatron's
@@ -205,8 +252,12 @@ std::vector<SearchDimension> build_dimensions() {
                [](const std::string& v, const SearchContext&, PlanSpec* p) {
                  return parse_bool(v, &p->sequence_parallel);
                },
-               [](const SearchContext&, const PlanSpec& p) -> std::string {
-                 return p.sequence_parallel && p.tensor == 1 ? "sequence parallel needs t > 1" : "";
+               [](const SearchContext& c, const PlanSpec& p) -> std::string {
+                 if (p.sequence_parallel && p.tensor == 1) return "sequence parallel needs t > 1";
+                 if (p.sequence_parallel && c.model->seq_length % (2 * p.context * p.tensor) != 0) {
+                   return "with context parallel, sequence divisible by 2 cp t";
+                 }
+                 return "";
                }});
   d.push_back({"plan.recompute",
                [](const SearchContext&, const PlanSpec&) {
@@ -372,7 +423,9 @@ std::vector<std::string> candidate_overrides(const Candidate& c) {
 
 std::string candidate_label(const Candidate& c) {
   const PlanSpec& p = c.plan;
-  std::string s = "t=" + str(p.tensor) + " p=" + str(p.pipeline) + " d=" + str(p.data) +
+  std::string s = "t=" + str(p.tensor) + (p.context > 1 ? " cp=" + str(p.context) : "") +
+                  " p=" + str(p.pipeline) + " d=" + str(p.data) +
+                  (p.expert_parallel > 1 ? " ep=" + str(p.expert_parallel) : "") +
                   " mbs=" + str(p.micro_batch_size);
   s += p.schedule == ScheduleKind::kInterleaved1F1B ? " v=" + str(p.virtual_stages) : " 1f1b";
   if (!p.pipeline_layers.empty()) s += " uneven";
