@@ -8,6 +8,7 @@
 #include "engine/simulator.h"
 #include "report/metrics.h"
 #include "schedule/program.h"
+#include "sim_report.h"
 #include "test_support.h"
 #include "workload/stage_work.h"
 
@@ -16,23 +17,7 @@ using namespace trident::testing;
 
 namespace {
 
-Report simulate(const Scenario& sc, Fidelity fidelity) {
-  const std::string out = run_isolated([&]() {
-    const Workload w = build_workload(sc);
-    SimOptions opt;
-    opt.fidelity = fidelity;
-    const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), opt);
-    const Report r = make_report(sc, w, tl, fidelity_name(fidelity));
-    std::ostringstream s;
-    s.precision(17);
-    s << r.step_time_s << " " << r.dp_comm_exposed_s << " " << r.pp_comm_exposed_s;
-    return s.str();
-  });
-  std::istringstream in(out);
-  Report r;
-  in >> r.step_time_s >> r.dp_comm_exposed_s >> r.pp_comm_exposed_s;
-  return r;
-}
+Report simulate(const Scenario& sc, Fidelity fidelity) { return simulate_report(sc, fidelity); }
 
 }  // namespace
 

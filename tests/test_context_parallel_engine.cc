@@ -9,6 +9,7 @@
 #include "engine/simulator.h"
 #include "report/metrics.h"
 #include "schedule/program.h"
+#include "sim_report.h"
 #include "test_support.h"
 #include "workload/collective_time.h"
 #include "workload/stage_work.h"
@@ -23,23 +24,14 @@ struct Result {
 };
 
 Result simulate(const Scenario& sc, Fidelity fidelity) {
-  const std::string text = run_isolated([&]() {
-    const Workload w = build_workload(sc);
-    SimOptions opt;
-    opt.fidelity = fidelity;
-    const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), opt);
-    const Report r = make_report(sc, w, tl, fidelity_name(fidelity));
-    std::ostringstream out;
-    out.precision(17);
-    out << r.step_time_s << " " << r.bubble_fraction << " " << r.tp_comm_exposed_s << " "
-        << r.pp_comm_exposed_s << " " << r.dp_comm_exposed_s << " " << r.cp_comm_exposed_s << " "
-        << r.compute_utilization * r.step_time_s;
-    return out.str();
-  });
-  std::istringstream in(text);
-  Result r;
-  in >> r.step >> r.bubble >> r.tp >> r.pp >> r.dp >> r.cp >> r.compute;
-  return r;
+  const Report r = simulate_report(sc, fidelity);
+  return {r.step_time_s,
+          r.bubble_fraction,
+          r.tp_comm_exposed_s,
+          r.pp_comm_exposed_s,
+          r.dp_comm_exposed_s,
+          r.cp_comm_exposed_s,
+          r.compute_utilization * r.step_time_s};
 }
 
 ClusterSpec hopper_cluster(int nodes) {

@@ -16,6 +16,7 @@
 #include "report/metrics.h"
 #include "schedule/program.h"
 #include "schedule/shortcuts.h"
+#include "sim_report.h"
 #include "test_support.h"
 #include "workload/all_to_all_time.h"
 #include "workload/stage_work.h"
@@ -30,22 +31,9 @@ struct MoeRun {
 };
 
 MoeRun simulate(const Scenario& sc, Fidelity fidelity) {
-  const std::string text = run_isolated([&]() {
-    const Workload w = build_workload(sc);
-    SimOptions opt;
-    opt.fidelity = fidelity;
-    const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), opt);
-    const Report r = make_report(sc, w, tl, fidelity_name(fidelity));
-    std::ostringstream out;
-    out.precision(17);
-    out << r.step_time_s << " " << r.ep_comm_exposed_s << " " << r.tp_comm_exposed_s << " "
-        << r.pp_comm_exposed_s << " " << r.dp_comm_exposed_s << " " << r.bubble_fraction;
-    return out.str();
-  });
-  std::istringstream in(text);
-  MoeRun r;
-  in >> r.step >> r.ep >> r.tp >> r.pp >> r.dp >> r.bubble;
-  return r;
+  const Report r = simulate_report(sc, fidelity);
+  return {r.step_time_s,       r.ep_comm_exposed_s, r.tp_comm_exposed_s,
+          r.pp_comm_exposed_s, r.dp_comm_exposed_s, r.bubble_fraction};
 }
 
 double isolated_double(const std::function<double()>& f) {

@@ -9,6 +9,7 @@
 #include "report/metrics.h"
 #include "report/writers.h"
 #include "schedule/program.h"
+#include "sim_report.h"
 #include "test_support.h"
 #include "workload/stage_work.h"
 
@@ -17,25 +18,7 @@ using namespace trident::testing;
 
 namespace {
 
-Report simulate(const Scenario& sc, Fidelity fidelity) {
-  const std::string json = run_isolated([&]() {
-    const Workload w = build_workload(sc);
-    SimOptions opt;
-    opt.fidelity = fidelity;
-    const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), opt);
-    const Report r = make_report(sc, w, tl, fidelity_name(fidelity));
-    std::ostringstream out;
-    out.precision(17);
-    out << r.step_time_s << " " << r.bubble_fraction << " " << r.compute_utilization << " "
-        << r.tp_comm_exposed_s << " " << r.pp_comm_exposed_s << " " << r.dp_comm_exposed_s;
-    return out.str();
-  });
-  std::istringstream in(json);
-  Report r;
-  in >> r.step_time_s >> r.bubble_fraction >> r.compute_utilization >> r.tp_comm_exposed_s >>
-      r.pp_comm_exposed_s >> r.dp_comm_exposed_s;
-  return r;
-}
+Report simulate(const Scenario& sc, Fidelity fidelity) { return simulate_report(sc, fidelity); }
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "engine/simulator.h"
 #include "report/metrics.h"
 #include "schedule/program.h"
+#include "sim_report.h"
 #include "test_support.h"
 #include "workload/stage_work.h"
 
@@ -17,24 +18,7 @@ using namespace trident::testing;
 
 namespace {
 
-Report simulate(const Scenario& sc, Fidelity fidelity) {
-  const std::string text = run_isolated([&]() {
-    const Workload w = build_workload(sc);
-    SimOptions opt;
-    opt.fidelity = fidelity;
-    const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), opt);
-    const Report r = make_report(sc, w, tl, fidelity_name(fidelity));
-    std::ostringstream out;
-    out.precision(17);
-    out << r.step_time_s << " " << r.tp_comm_exposed_s << " " << r.dp_comm_exposed_s << " "
-        << r.dp_param_gather_exposed_s;
-    return out.str();
-  });
-  std::istringstream in(text);
-  Report r;
-  in >> r.step_time_s >> r.tp_comm_exposed_s >> r.dp_comm_exposed_s >> r.dp_param_gather_exposed_s;
-  return r;
-}
+Report simulate(const Scenario& sc, Fidelity fidelity) { return simulate_report(sc, fidelity); }
 
 void check_agree(const Scenario& sc) {
   const Report fast = simulate(sc, Fidelity::kFast);

@@ -1,0 +1,43 @@
+// Simulates a scenario in a child process (SimGrid allows one engine per process) and returns
+// the scalar keys of its report: what the engine tests compare across fidelities and settings.
+#ifndef TRIDENT_TESTS_SIM_REPORT_H_
+#define TRIDENT_TESTS_SIM_REPORT_H_
+
+#include <sstream>
+#include <string>
+
+#include "core/isolated_run.h"
+#include "engine/simulator.h"
+#include "report/metrics.h"
+#include "schedule/program.h"
+#include "workload/stage_work.h"
+
+namespace trident::testing {
+
+// Returns step time, bubble, compute utilization and every exposed-communication key of
+// `sc` simulated at `fidelity` (the other Report fields stay at their defaults).
+inline Report simulate_report(const Scenario& sc, Fidelity fidelity) {
+  const std::string text = run_isolated([&]() {
+    const Workload w = build_workload(sc);
+    SimOptions opt;
+    opt.fidelity = fidelity;
+    const Timeline tl = simulate_step(sc, w, build_programs(sc.plan), opt);
+    const Report r = make_report(sc, w, tl, fidelity_name(fidelity));
+    std::ostringstream out;
+    out.precision(17);
+    out << r.step_time_s << " " << r.bubble_fraction << " " << r.compute_utilization << " "
+        << r.tp_comm_exposed_s << " " << r.pp_comm_exposed_s << " " << r.dp_comm_exposed_s << " "
+        << r.dp_param_gather_exposed_s << " " << r.cp_comm_exposed_s << " " << r.ep_comm_exposed_s;
+    return out.str();
+  });
+  std::istringstream in(text);
+  Report r;
+  in >> r.step_time_s >> r.bubble_fraction >> r.compute_utilization >> r.tp_comm_exposed_s >>
+      r.pp_comm_exposed_s >> r.dp_comm_exposed_s >> r.dp_param_gather_exposed_s >>
+      r.cp_comm_exposed_s >> r.ep_comm_exposed_s;
+  return r;
+}
+
+}  // namespace trident::testing
+
+#endif  // TRIDENT_TESTS_SIM_REPORT_H_
