@@ -88,11 +88,11 @@ bool ends_with_first_chunk_backward(const StageProgram& program) {
 // The data-parallel collective `op` on `bytes` that nothing hides: the closed-form ring when
 // every ring edge is one NIC-to-NIC flow (each GPU's flow is capped by its NIC); else, for a
 // group spanning islands, the island-egress floor above; else 0.
-double dp_floor(CollectiveOp op, double bytes, const Scenario& sc, const RankMap& ranks,
+double dp_floor(CollectiveOp op, double bytes, const Scenario& sc, bool one_per_island,
                 const TpLayout& layout) {
   const int d = sc.plan.data;
   if (d < 2 || bytes <= 0) return 0;
-  if (!ranks.data_groups_one_per_island()) {
+  if (!one_per_island) {
     return spanning_collective_floor(op, bytes, d, sc, layout);
   }
   const NetworkSpec& net = sc.cluster.network;
@@ -131,30 +131,35 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
   const int p = plan.pipeline;
   const RankMap ranks(plan, sc.cluster);
   const TpLayout layout = group_layout(sc, ranks, ranks.tensor_group(0, 0));
+  const bool one_per_island = ranks.data_groups_one_per_island();
   std::vector<double> first_fwd(p), first_bwd(p), busy(p), tail(p);
   for (int s = 0; s < p; ++s) {
     const StageWork& st = w.stages[s];
     const TpLayout dp_layout = group_layout(sc, ranks, ranks.data_group(0, s));
-    first_fwd[s] = pass_floor(st.chunks.front().forward, sc, layout);
-    first_bwd[s] = pass_floor(st.chunks.front().backward, sc, layout);
     double per_microbatch = 0;
-    for (const ChunkWork& c : st.chunks) {
-      per_microbatch += pass_floor(c.forward, sc, layout) + pass_floor(c.backward, sc, layout);
+    for (size_t c = 0; c < st.chunks.size(); ++c) {
+      const double fwd = pass_floor(st.chunks[c].forward, sc, layout);
+      const double bwd = pass_floor(st.chunks[c].backward, sc, layout);
+      if (c == 0) {
+        first_fwd[s] = fwd;
+        first_bwd[s] = bwd;
+      }
+      per_microbatch += fwd + bwd;
     }
     busy[s] = plan.num_microbatches * per_microbatch;
     const CollectiveOp reduce =
         plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
     double dp = 0;
     if (!plan.overlap_grad_reduce) {
-      dp = dp_floor(reduce, st.grad_bytes, sc, ranks, dp_layout);
+      dp = dp_floor(reduce, st.grad_bytes, sc, one_per_island, dp_layout);
     } else if (const Instr* last = last_backward(programs[s]);
                last && last->microbatch == plan.num_microbatches - 1 && st.params_per_gpu > 0) {
       // Only the last bucket is sure to be exposed: it starts when the last backward ends.
       const double params = last_bucket_params(st, st.chunks[last->chunk].backward);
-      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, ranks, dp_layout);
+      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, one_per_island, dp_layout);
     }
     if (plan.distributed_optimizer) {
-      dp += dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, ranks, dp_layout);
+      dp += dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, one_per_island, dp_layout);
     }
     tail[s] = dp + st.optimizer_s;
   }
