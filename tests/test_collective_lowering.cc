@@ -110,3 +110,49 @@ TEST_CASE("a mirrored ring edge carries one edge's collapsed bytes", "[lowering]
   CHECK(phases[0].flows[0].bytes == 1400);
   CHECK(phases[0].latency == Approx(14 * 5e-6));
 }
+
+TEST_CASE("lowered for one GPU: its ring edges as flows, the others in closed form", "[lowering]") {
+  const auto island = [](int gpu) { return gpu / 8; };
+  const ClusterSpec c = ring_cluster();
+  LoweringOptions opt;
+  opt.cluster = &c;
+  opt.simulated = [](int gpu) { return gpu == 0; };
+  // A ring inside one island: the edges out of and into GPU 0 are flows; 1->2 and 2->3 meet no
+  // simulated traffic and take latency + bytes / bandwidth.
+  const auto ring = lower_collective(CollectiveOp::kAllReduce, {{0, 1, 2, 3}}, 400, island, opt);
+  REQUIRE(ring.size() == 1);
+  REQUIRE(ring[0].flows.size() == 2);
+  CHECK(ring[0].flows[0].src == 0);
+  CHECK(ring[0].flows[0].dst == 1);
+  CHECK(ring[0].flows[1].src == 3);
+  CHECK(ring[0].flows[1].dst == 0);
+  CHECK(ring[0].floor_s == Approx(1e-6 + 600 / 100e9));
+  CHECK(ring[0].floor_latency == 1e-6);
+  // A group of 16 over two islands (hierarchical): mirrored, GPU 0's inter-island edge loops
+  // through its NIC and every NVLink stage is closed form.
+  opt.mirror_inter = opt.closed_form_intra = true;
+  std::vector<int> group(16);
+  for (int i = 0; i < 16; ++i) group[i] = i;
+  const auto spanning = lower_collective(CollectiveOp::kReduceScatter, {group}, 1600, island, opt);
+  REQUIRE(spanning.size() == 2);  // intra reduce-scatter, then the inter-island ring
+  CHECK(spanning[0].flows.empty());
+  CHECK(spanning[0].floor_s == Approx(1e-6 + 1400 / 100e9));  // (c-1)/c of 1600
+  REQUIRE(spanning[1].flows.size() == 1);
+  CHECK(spanning[1].flows[0].src == 0);
+  CHECK(spanning[1].flows[0].dst == 0);
+  CHECK(spanning[1].flows[0].bytes == Approx(1600.0 / 16));
+  CHECK(spanning[1].floor_s == 0);
+  // Members accepted: replicas filling island 0 of a group over four islands keep their ring
+  // inside it and one loopback each; the other islands' rings are dropped.
+  LoweringOptions replicas;
+  replicas.cluster = &c;
+  replicas.mirror_inter = true;
+  replicas.simulated = [](int gpu) { return gpu < 8; };
+  const auto dp = lower_collective(CollectiveOp::kReduceScatter, {{0, 1, 8, 9, 16, 17, 24, 25}},
+                                   800, island, replicas);
+  REQUIRE(dp.size() == 2);
+  REQUIRE(dp[0].flows.size() == 2);  // 0->1, 1->0 inside island 0
+  CHECK(dp[0].floor_s == 0);
+  REQUIRE(dp[1].flows.size() == 2);  // 0 and 1 out through their NICs and back
+  CHECK(dp[1].flows[0].src == dp[1].flows[0].dst);
+}

@@ -26,3 +26,32 @@ TEST_CASE("placement decides whether TP groups sit in one island", "[schedule]")
   CHECK(shared.tensor_groups_in_islands());
   CHECK_FALSE(shared.tensor_traffic_isolated());
 }
+
+TEST_CASE("replicas that fill their islands stand for the others", "[schedule]") {
+  const ClusterSpec c = a100_cluster(8);  // 8 islands of 8 GPUs, a NIC per GPU
+  // t = 4: replicas 0 and 1 share each node, so a data-parallel group has two members per
+  // island; replicas 0..1 hold both of them in every island they use.
+  PlanSpec two = plan(4, 2, 8, 1, 4, ScheduleKind::k1F1B);
+  CHECK_FALSE(RankMap(two, c).data_groups_one_per_island());
+  CHECK(RankMap(two, c).replicas_filling_islands() == 2);
+  // t = 2: four members per island.
+  CHECK(RankMap(plan(2, 2, 16, 1, 4, ScheduleKind::k1F1B), c).replicas_filling_islands() == 4);
+  // One member per island, or the whole group in one island: nothing to fill.
+  CHECK(RankMap(plan(8, 2, 4, 1, 4, ScheduleKind::k1F1B), c).replicas_filling_islands() == 0);
+  CHECK(RankMap(plan(1, 8, 8, 1, 8, ScheduleKind::k1F1B), c).replicas_filling_islands() == 0);
+  // Two NICs per node: the replicas that fill a node also hold every user of its NICs.
+  ClusterSpec shared = c;
+  shared.network.nics_per_node = 2;
+  CHECK(RankMap(two, shared).replicas_filling_islands() == 2);
+  CHECK(RankMap(plan(2, 2, 16, 1, 4, ScheduleKind::k1F1B), shared).replicas_filling_islands() == 4);
+}
+
+TEST_CASE("TP groups that span whole islands fill them", "[schedule]") {
+  const ClusterSpec c = a100_cluster(8);
+  CHECK(RankMap(plan(16, 2, 2, 1, 4, ScheduleKind::k1F1B), c).tensor_groups_fill_islands());
+  CHECK_FALSE(RankMap(plan(8, 2, 4, 1, 4, ScheduleKind::k1F1B), c).tensor_groups_fill_islands());
+  // Strided across nodes: two members in each of four islands, which other groups share.
+  PlanSpec strided = plan(8, 2, 4, 1, 4, ScheduleKind::k1F1B);
+  strided.placement = {ParallelDim::kData, ParallelDim::kTensor, ParallelDim::kPipeline};
+  CHECK_FALSE(RankMap(strided, c).tensor_groups_fill_islands());
+}

@@ -223,3 +223,31 @@ TEST_CASE("a fused pass records each TP collective where its closed form put it"
   CHECK(out[1].start == Approx(2 * (1e-3 + 1.75e-3 + 2e-3)));
   CHECK(out[1].end - out[1].start == Approx(1.75e-3));
 }
+
+TEST_CASE("shortcuts: replicas filling a node and TP filling two nodes are mirrored",
+          "[shortcuts]") {
+  const ClusterSpec c = a100_cluster(8);
+  const ModelSpec m = gpt_model(8, 2048, 16, 1024, 32000);
+  // t = 4: two replicas per node, whose data-parallel rings have two members in each island.
+  const Shortcuts two =
+      decide_shortcuts(scenario(c, m, plan(4, 2, 8, 1, 4, ScheduleKind::k1F1B)), Fidelity::kFast);
+  CHECK(two.one_replica.taken);
+  CHECK(two.replicas == 2);
+  CHECK(two.replicas_simulated(plan(4, 2, 8, 1, 4, ScheduleKind::k1F1B)) == 2);
+  CHECK_FALSE(two.mirrored_tp.taken);  // fused
+  // t = 16 fills two nodes: no closed form for the pass, but tensor rank 0 mirrored.
+  const Shortcuts wide =
+      decide_shortcuts(scenario(c, m, plan(16, 2, 2, 1, 4, ScheduleKind::k1F1B)), Fidelity::kFast);
+  CHECK_FALSE(wide.fused_tp.taken);
+  CHECK(wide.mirrored_tp.taken);
+  CHECK(wide.tp_fills_islands);
+  CHECK(wide.one_replica.taken);
+  CHECK(wide.replicas == 1);
+  // Pipeline neighbours in one node: tensor rank 0's ring edges as flows, no mirror.
+  PlanSpec neighbours = plan(4, 2, 8, 1, 4, ScheduleKind::k1F1B);
+  neighbours.placement = {ParallelDim::kTensor, ParallelDim::kPipeline, ParallelDim::kData};
+  const Shortcuts near = decide_shortcuts(scenario(c, m, neighbours), Fidelity::kFast);
+  CHECK_FALSE(near.fused_tp.taken);
+  CHECK(near.mirrored_tp.taken);
+  CHECK_FALSE(near.tp_fills_islands);
+}

@@ -93,13 +93,18 @@ TEST_CASE("fast and full fidelity agree on 3D-parallel steps", "[engine][fidelit
   };
   // Every case has 64 GPUs and data-parallel traffic between nodes. The tapered and
   // shared-NIC fabrics turn off the one-rank-flows shortcut; the strided placement puts TP
-  // rings on the network (no closed form); the others exercise every shortcut.
+  // rings on the network (no closed form); the others exercise every shortcut: t = 4 puts two
+  // replicas in each node (replicas 0..1 simulated), t = 16 fills two nodes (mirrored TP), and
+  // pipeline neighbours in one node share NVLink with the TP rings (tensor rank 0's edges as
+  // flows).
   const Case cases[] = {
       {"TP in islands, rail NICs", 8, 4, 2, 8, 4, 1, 8, ParallelDim::kTensor},
       {"tapered fat tree", 8, 8, 2, 4, 4, 4, 8, ParallelDim::kTensor},
       {"two GPUs per NIC", 8, 4, 4, 4, 8, 1, 4, ParallelDim::kTensor},
       {"TP strided across nodes", 8, 2, 2, 16, 4, 1, 8, ParallelDim::kData},
       {"one replica mirrored (TP fills nodes)", 8, 8, 2, 4, 4, 1, 8, ParallelDim::kTensor},
+      {"TP fills two nodes (mirrored TP)", 8, 16, 2, 2, 4, 1, 8, ParallelDim::kTensor},
+      {"pipeline neighbours in one node", 8, 4, 2, 8, 4, 1, 8, ParallelDim::kPipeline},
   };
   for (const Case& c : cases) {
     ClusterSpec cl = a100_cluster(c.nodes);
@@ -110,6 +115,8 @@ TEST_CASE("fast and full fidelity agree on 3D-parallel steps", "[engine][fidelit
                            plan(c.t, c.p, c.d, 1, c.m, ScheduleKind::k1F1B));
     if (c.first == ParallelDim::kData) {
       sc.plan.placement = {ParallelDim::kData, ParallelDim::kTensor, ParallelDim::kPipeline};
+    } else if (c.first == ParallelDim::kPipeline) {
+      sc.plan.placement = {ParallelDim::kTensor, ParallelDim::kPipeline, ParallelDim::kData};
     }
     for (bool zero1 : {false, true}) {
       sc.plan.distributed_optimizer = zero1;
@@ -122,7 +129,9 @@ TEST_CASE("fast and full fidelity agree on 3D-parallel steps", "[engine][fidelit
       CHECK(fast.bubble_fraction == Approx(full.bubble_fraction).epsilon(0.02));
       CHECK(fast.dp_comm_exposed_s == Approx(full.dp_comm_exposed_s).epsilon(0.01));
       CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
-      CHECK(fast.pp_comm_exposed_s == Approx(full.pp_comm_exposed_s).epsilon(0.01));
+      // Pipeline transfers over NVLink expose tens of µs, which the two fidelities give 1 µs
+      // apart (one actor per GPU against one per TP group): an absolute margin of 2 µs.
+      CHECK(fast.pp_comm_exposed_s == Approx(full.pp_comm_exposed_s).epsilon(0.01).margin(2e-6));
     }
   }
 }

@@ -1,5 +1,6 @@
 #include "engine/collective_lowering.h"
 
+#include <algorithm>
 #include <map>
 
 namespace trident {
@@ -24,20 +25,44 @@ void split_by_island(const Rings& groups, const std::function<int(int)>& island_
   }
 }
 
-// Appends one flow per ring edge of `rings` carrying `bytes` at `stage`'s efficiency.
+// Appends one flow per ring edge of `rings` carrying `bytes` at `stage`'s efficiency to
+// `phase`, or, with opt.simulated, what LoweringOptions says of the accepted GPUs.
 void ring_flows(const Rings& rings, const CollectiveStage& stage, double bytes,
-                const std::function<int(int)>& island_of, const ClusterSpec& c,
-                std::vector<Flow>* out) {
+                const std::function<int(int)>& island_of, const LoweringOptions& opt,
+                Phase* phase) {
+  const ClusterSpec& c = *opt.cluster;
+  const auto efficiency = [&](bool nvlink) {
+    const double route = nvlink ? c.nvlink.protocol_efficiency : c.network.protocol_efficiency;
+    return stage.switch_efficiency > 0 ? stage.switch_efficiency : route * stage.fraction;
+  };
+  const auto closed_form = [&]() {
+    const double t = c.nvlink.latency + bytes / (c.nvlink.bandwidth * efficiency(true));
+    phase->floor_s = std::max(phase->floor_s, t);
+    phase->floor_latency = std::max(phase->floor_latency, c.nvlink.latency);
+  };
   for (const auto& ring : rings) {
     const size_t n = ring.size();
     if (n < 2) continue;
+    const bool inside = island_of(ring[0]) == island_of(ring[1]);
+    if (opt.simulated && inside &&
+        std::none_of(ring.begin(), ring.end(), [&](int m) { return opt.simulated(m); })) {
+      continue;
+    }
+    if (opt.simulated && !inside && opt.mirror_inter) {
+      for (int m : ring) {
+        if (opt.simulated(m)) phase->flows.push_back({m, m, bytes, efficiency(false)});
+      }
+      continue;
+    }
     for (size_t i = 0; i < n; ++i) {
       const int src = ring[i], dst = ring[(i + 1) % n];
-      const double route = island_of(src) == island_of(dst) ? c.nvlink.protocol_efficiency
-                                                            : c.network.protocol_efficiency;
-      const double eff =
-          stage.switch_efficiency > 0 ? stage.switch_efficiency : route * stage.fraction;
-      out->push_back({src, dst, bytes, eff});
+      const bool nvlink = island_of(src) == island_of(dst);
+      if (opt.simulated && nvlink &&
+          (opt.closed_form_intra || (!opt.simulated(src) && !opt.simulated(dst)))) {
+        closed_form();
+      } else {
+        phase->flows.push_back({src, dst, bytes, efficiency(nvlink)});
+      }
     }
   }
 }
@@ -68,7 +93,7 @@ std::vector<Phase> lower_plan(const CollectivePlan& plan, const Rings& groups,
       const int phases = stepwise ? st.steps : 1;
       Phase phase;
       phase.steps = phases == 1 ? st.steps : 1;
-      ring_flows(rings_of(st.rings), st, bytes / phases, island_of, *opt.cluster, &phase.flows);
+      ring_flows(rings_of(st.rings), st, bytes / phases, island_of, opt, &phase);
       phase.with_next = j + 1 < pp.stages.size();
       for (int i = 0; i < phases; ++i) out.push_back(phase);
     }

@@ -37,6 +37,11 @@ struct Phase {
   int steps = 1;           // ring steps this phase stands for
   bool with_next = false;  // runs side by side with the next phase
   double latency = 0;      // first phase of a collective: the collective's latency (s)
+  // Rings timed in closed form instead of flows (LoweringOptions::closed_form_intra): the
+  // phase, with those beside it, lasts at least floor_s, of which floor_latency is route
+  // latency.
+  double floor_s = 0;
+  double floor_latency = 0;
 };
 
 struct LoweringOptions {
@@ -45,6 +50,19 @@ struct LoweringOptions {
   // The cluster whose NCCL model, NVLink and network efficiencies the lowering uses. Required
   // by lower_collective and lower_plan.
   const ClusterSpec* cluster = nullptr;
+  // Lowering for the GPUs a fast-fidelity actor simulates, when set: a ring inside an island
+  // with no accepted member is dropped; its edges from or to an accepted GPU run as flows and
+  // the others, which meet no simulated traffic, in closed form (route latency + bytes /
+  // (NVLink bandwidth x efficiency), Phase::floor_s).
+  std::function<bool(int)> simulated;
+  // With `simulated`: each accepted member of a ring between islands sends its edge's bytes
+  // out through its own NIC and back (the platform's loopback route) instead of the ring's
+  // flows. With every island alike that puts on the NIC exactly the load of the member's real
+  // edges out and in.
+  bool mirror_inter = false;
+  // With `simulated`: every edge of a ring inside an island in closed form. Exact when no
+  // other traffic uses those NVLink links.
+  bool closed_form_intra = false;
 };
 
 // Returns the phases of `op` over every group in `groups` at once (the groups run side by side,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
 
 namespace sg4 = simgrid::s4u;
 
@@ -34,6 +35,7 @@ void run_flows(const Platform& platform, const std::vector<Flow>& flows,
 double route_latencies(const Platform& platform, const std::vector<Phase>& phases) {
   double total = 0, group = 0;
   for (const Phase& phase : phases) {
+    group = std::max(group, phase.floor_latency);
     for (const Flow& f : phase.flows) group = std::max(group, platform.latency(f.src, f.dst));
     if (!phase.with_next) {
       total += group;
@@ -47,24 +49,49 @@ void run_phases(const Platform& platform, const std::vector<Phase>& phases,
                 std::uint64_t* activities) {
   if (phases.empty()) return;
   std::vector<sg4::CommPtr> comms;
+  // Closed-form rings: a group of side-by-side phases lasts at least its floor. What a group's
+  // flows leave of its floor, and the floors of groups without flows, are slept only before
+  // the next flows start (or at the end), in one sleep: the links are free meanwhile.
+  double pending = 0;
+  const auto sleep_pending = [&](double more) {
+    if (pending + more <= 0) return;
+    if (activities) *activities += 1;
+    sg4::this_actor::sleep_for(pending + more);
+    pending = 0;
+  };
+  double group_floor = 0;
+  bool group_started = false;
+  double group_start = 0;
   for (const Phase& phase : phases) {
+    if (!phase.flows.empty() && !group_started) {
+      sleep_pending(0);
+      group_start = sg4::Engine::get_clock();
+      group_started = true;
+    }
     start_flows(platform, phase.flows, &comms);
+    group_floor = std::max(group_floor, phase.floor_s);
     if (phase.with_next) continue;
-    if (activities) *activities += comms.size();
-    sg4::Comm::wait_all(comms);
-    comms.clear();
+    if (group_started) {
+      if (activities) *activities += comms.size();
+      sg4::Comm::wait_all(comms);
+      comms.clear();
+      pending = std::max(0.0, group_start + group_floor - sg4::Engine::get_clock());
+    } else {
+      pending += group_floor;
+    }
+    group_floor = 0;
+    group_started = false;
   }
-  if (!comms.empty()) {
+  if (group_started) {
     if (activities) *activities += comms.size();
     sg4::Comm::wait_all(comms);
+    pending = std::max(0.0, group_start + group_floor - sg4::Engine::get_clock());
+  } else {
+    pending += group_floor;
   }
   // The collective's latency beyond what its routes add (NCCL's launch and per-step costs),
   // after the data as the collapsed steps' latencies were: the links are free meanwhile.
-  const double extra = phases.front().latency - route_latencies(platform, phases);
-  if (extra > 0) {
-    if (activities) *activities += 1;
-    sg4::this_actor::sleep_for(extra);
-  }
+  sleep_pending(std::max(0.0, phases.front().latency - route_latencies(platform, phases)));
 }
 
 }  // namespace trident

@@ -242,6 +242,16 @@ Timeline StepSimulation::run() {
   }
   const int tensor_actors = full_ ? t_ : 1;
   const int replicas = full_ ? d_ : replicas_;
+  if (island_replicas_) {
+    simulated_gpu_.assign(ranks_.gpus_spanned(), 0);
+    for (int pp = 0; pp < p_; ++pp) {
+      for (int dp = 0; dp < replicas; ++dp) {
+        for (int cp = 0; cp < cp_; ++cp) {
+          for (int tp = 0; tp < t_; ++tp) simulated_gpu_[ranks_.gpu(tp, cp, dp, pp)] = 1;
+        }
+      }
+    }
+  }
   const int count = p_ * replicas * cp_ * tensor_actors;
   // The trace-size budget: the closed-form TP collectives all actors' fused passes would record.
   long closed_form = 0;

@@ -43,8 +43,9 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     // Megatron's data-parallel group with context parallelism: d * cp members. One replica
     // mirrored: each context rank's ring edge runs on its own NIC, alone.
     for (int r : tensor_ranks(a)) groups.push_back(ranks_.data_group(r, a.pp));
-    participants = one_replica_ ? 1 : replicas_ * cp_;
-    group_id = full_ ? a.pp * t_ + a.tp : (one_replica_ ? a.pp * cp_ + a.cp : a.pp);
+    const bool alone = one_replica_ && !island_replicas_;
+    participants = alone ? 1 : replicas_ * cp_;
+    group_id = full_ ? a.pp * t_ + a.tp : (alone ? a.pp * cp_ + a.cp : a.pp);
     seq = kind == CollKind::kGather ? a.gather_seq++ : a.dp_seq++;
   }
   const auto key = std::make_tuple(static_cast<int>(kind), group_id, seq);
@@ -61,6 +62,19 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
       phases = lower_ring_exchange(groups, bytes);
     } else if (op == CollectiveOp::kAllToAll) {
       phases = lower_all_to_all(groups, imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine));
+    } else if (kind == CollKind::kTensor && mirrored_tp_) {
+      // Lowered for tensor rank 0 (shortcuts.h: mirrored_tp).
+      LoweringOptions mirrored = lowering_;
+      const int rank0 = groups.front().front();
+      mirrored.simulated = [rank0](int gpu) { return gpu == rank0; };
+      mirrored.mirror_inter = mirrored.closed_form_intra = shortcuts_.tp_fills_islands;
+      phases = lower_collective(op, groups, bytes, island_of, mirrored);
+    } else if (island_replicas_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
+      // The simulated replicas' own NVLink rings; their inter-island edges mirrored.
+      LoweringOptions mirrored = lowering_;
+      mirrored.simulated = [this](int gpu) { return simulated_gpu_[gpu] != 0; };
+      mirrored.mirror_inter = true;
+      phases = lower_collective(op, groups, bytes, island_of, mirrored);
     } else if (one_replica_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
       // One replica mirrored: each context rank's edge of the d x cp ring on its own NIC.
       phases = lower_mirrored(choose_collective_plan(op, {dc_, dc_, 1}, bytes, sc_.cluster),

@@ -84,6 +84,8 @@ class StepSimulation {
     one_rank_flows_ = shortcuts_.one_rank_flows.taken;
     one_replica_ = shortcuts_.one_replica.taken;
     replicas_ = shortcuts_.replicas_simulated(sc.plan);
+    mirrored_tp_ = shortcuts_.mirrored_tp.taken;
+    island_replicas_ = one_replica_ && !ranks_.data_groups_one_per_island();
     dp_op_ =
         sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
     sharded_grads_ = sc.plan.shards_gradients() && dc_ > 1;
@@ -182,7 +184,12 @@ class StepSimulation {
   int ep_ = 1;          // expert-parallel size (1 for dense models)
   double ep_load_ = 1;  // the busiest EP rank's tokens / mean (moe_expert_load)
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
-  int replicas_ = 1;  // data-parallel replicas simulated
+  bool mirrored_tp_ = false;
+  // one_replica_ with several replicas filling their islands: data-parallel collectives are
+  // lowered over the simulated GPUs (simulated_gpu_), inter-island edges mirrored.
+  bool island_replicas_ = false;
+  std::vector<char> simulated_gpu_;  // by GPU, with island_replicas_
+  int replicas_ = 1;                 // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
   bool async_dp_ = false;        // gradient buckets reduced as they fill (overlap or sharded)
   bool sharded_grads_ = false;   // buckets filled by every micro-batch's backward

@@ -1,6 +1,7 @@
 #include "schedule/rank_map.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -141,6 +142,64 @@ bool RankMap::data_groups_one_per_island() const {
     std::set<int> islands;
     for (int gpu : g) {
       if (!islands.insert(island_of(gpu)).second) return false;
+    }
+  }
+  return true;
+}
+
+int RankMap::replicas_filling_islands() const {
+  const int t = size(ParallelDim::kTensor), c = size(ParallelDim::kContext);
+  const int d = size(ParallelDim::kData), p = size(ParallelDim::kPipeline);
+  for (int r = 1; r < d; ++r) {
+    if (d % r != 0) continue;
+    bool fills = true;
+    for (int pp = 0; fills && pp < p; ++pp) {
+      for (int tp = 0; fills && tp < t; ++tp) {
+        std::map<int, std::pair<int, int>> by_island;  // island -> (members, simulated)
+        for (int dp = 0; dp < d; ++dp) {
+          for (int cp = 0; cp < c; ++cp) {
+            auto& [members, simulated] = by_island[island_of(gpu(tp, cp, dp, pp))];
+            ++members;
+            if (dp < r) ++simulated;
+          }
+        }
+        const int share = by_island.begin()->second.first;
+        for (const auto& [island, counts] : by_island) {
+          const auto [members, simulated] = counts;
+          if (share < 2 || members != share || (simulated != 0 && simulated != members)) {
+            fills = false;
+          }
+        }
+        if (by_island.size() < 2) fills = false;
+      }
+    }
+    // A NIC serves simulated GPUs only or none: the others' flows are not simulated.
+    std::map<std::pair<int, int>, std::set<bool>> nic_users;
+    for (int pp = 0; fills && pp < p; ++pp) {
+      for (int dp = 0; dp < d; ++dp) {
+        for (int cp = 0; cp < c; ++cp) {
+          for (int tp = 0; tp < t; ++tp) {
+            const int g = gpu(tp, cp, dp, pp);
+            nic_users[{g / gpus_per_node_, (g % gpus_per_node_) % nics_per_node_}].insert(dp < r);
+          }
+        }
+      }
+    }
+    for (const auto& [nic, users] : nic_users) {
+      if (users.size() > 1) fills = false;
+    }
+    if (fills) return r;
+  }
+  return 0;
+}
+
+bool RankMap::tensor_groups_fill_islands() const {
+  for (const std::vector<int>& g : groups({ParallelDim::kTensor})) {
+    std::map<int, int> members;
+    for (int gpu : g) ++members[island_of(gpu)];
+    if (members.size() < 2) return false;
+    for (const auto& [island, n] : members) {
+      if (n != std::min(per_island_, island_size_)) return false;
     }
   }
   return true;

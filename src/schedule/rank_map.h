@@ -67,6 +67,15 @@ class RankMap {
   // True when every data-parallel group (with context parallelism) has at most one member
   // per NVLink island (its ring runs entirely over the network, one NIC-to-NIC flow per edge).
   bool data_groups_one_per_island() const;
+  // Returns the fewest data-parallel replicas R (0 < R < d, R dividing d) whose GPUs, with
+  // every context rank, hold all of their data-parallel groups' members in the islands they
+  // touch, when every island holds the same number (two or more) of each group's members:
+  // replicas 0..R-1 then stand for the others, island for island. Also requires every NIC to
+  // serve replicas below R only or none. Returns 0 when no R does.
+  int replicas_filling_islands() const;
+  // True when every tensor-parallel group spans two or more islands and holds all the GPUs
+  // the plan uses in each of them: those islands' NVLink links carry its traffic only.
+  bool tensor_groups_fill_islands() const;
 
  private:
   static constexpr int kDims = 4;  // indexed by ParallelDim

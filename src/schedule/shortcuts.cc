@@ -68,29 +68,66 @@ Shortcut decide_one_rank_flows(const ClusterSpec& c, const RankMap& ranks) {
       "their own");
 }
 
-Shortcut decide_one_replica(const PlanSpec& plan, const Shortcut& one_rank_flows,
-                            const RankMap& ranks, bool ep) {
+Shortcut decide_mirrored_tp(const PlanSpec& plan, const Shortcut& fused_tp,
+                            const Shortcut& one_rank_flows, bool fills_islands) {
+  if (plan.tensor == 1 || fused_tp.taken) return off("TP collectives are fused (or absent)");
   if (!one_rank_flows.taken) return off("needs one_rank_flows (one rank's flows time the group)");
-  if (ep) {
-    return off(
-        "expert-parallel groups join data-parallel replicas: every replica takes part in the "
-        "all-to-alls");
-  }
-  if (plan.data == 1) return off("one data-parallel replica (d = 1): nothing to mirror");
-  if (!ranks.data_groups_one_per_island()) {
-    return off(
-        "a data-parallel group has several members in one NVLink island: its ring "
-        "edges are not all NIC-to-NIC");
-  }
-  if (plan.context > 1) {
+  if (fills_islands) {
     return on(
-        "replicas run identical programs and every data x context ring edge is one "
-        "NIC-to-NIC flow (one member per island): replica 0's context ranks are simulated, "
-        "each edge carries their load");
+        "every TP group fills the islands it spans, so only its own stages use their NVLink "
+        "(closed form), and its ranks reach the network through NICs of their own, each "
+        "carrying the same flows: tensor rank 0's inter-island edge, out through its NIC and "
+        "back, times every rank's");
   }
   return on(
-      "replicas run identical programs and every data-parallel ring edge is one "
-      "NIC-to-NIC flow (one replica per island): each edge carries replica 0's load");
+      "only tensor rank 0's pipeline and data-parallel flows are simulated (one_rank_flows): "
+      "TP ring edges from or to it run as flows, the NVLink edges between other ranks meet "
+      "no simulated traffic and take their closed form");
+}
+
+// Sets s->one_replica and s->replicas.
+void decide_one_replica(const PlanSpec& plan, const RankMap& ranks, bool ep, Shortcuts* s) {
+  s->replicas = 1;
+  if (!s->one_rank_flows.taken) {
+    s->one_replica = off("needs one_rank_flows (one rank's flows time the group)");
+    return;
+  }
+  if (ep) {
+    s->one_replica =
+        off("expert-parallel groups join data-parallel replicas: every replica takes part in the "
+            "all-to-alls");
+    return;
+  }
+  if (plan.data == 1) {
+    s->one_replica = off("one data-parallel replica (d = 1): nothing to mirror");
+    return;
+  }
+  if (!ranks.data_groups_one_per_island()) {
+    const int r = ranks.replicas_filling_islands();
+    if (r == 0) {
+      s->one_replica =
+          off("a data-parallel group has several members in one NVLink island and no set of "
+              "replicas fills the islands it touches: its ring edges are not all alike");
+      return;
+    }
+    s->replicas = r;
+    s->one_replica = on(fmt::format(
+        "replicas run identical programs and replicas 0..{} hold every member their data "
+        "x context groups have in the islands they use, every island alike: their NVLink "
+        "stages are simulated, each inter-island edge mirrored through its own NIC",
+        r - 1));
+    return;
+  }
+  if (plan.context > 1) {
+    s->one_replica =
+        on("replicas run identical programs and every data x context ring edge is one "
+           "NIC-to-NIC flow (one member per island): replica 0's context ranks are simulated, "
+           "each edge carries their load");
+    return;
+  }
+  s->one_replica =
+      on("replicas run identical programs and every data-parallel ring edge is one "
+         "NIC-to-NIC flow (one replica per island): each edge carries replica 0's load");
 }
 
 }  // namespace
@@ -113,7 +150,8 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   s.fidelity = fidelity;
   if (fidelity == Fidelity::kFull) {
     const std::string why = "full fidelity: one actor per GPU, every ring step simulated";
-    s.group_actor = s.fused_tp = s.one_rank_flows = s.one_replica = s.collapsed_steps = off(why);
+    s.group_actor = s.fused_tp = s.one_rank_flows = s.mirrored_tp = s.one_replica =
+        s.collapsed_steps = off(why);
     return s;
   }
   const RankMap ranks(sc.plan, sc.cluster);
@@ -122,7 +160,9 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
          "transfers still move every GPU's bytes");
   s.fused_tp = decide_fused_tp(sc.plan, ranks, expert_parallel(sc));
   s.one_rank_flows = decide_one_rank_flows(sc.cluster, ranks);
-  s.one_replica = decide_one_replica(sc.plan, s.one_rank_flows, ranks, expert_parallel(sc));
+  s.tp_fills_islands = ranks.tensor_groups_fill_islands();
+  s.mirrored_tp = decide_mirrored_tp(sc.plan, s.fused_tp, s.one_rank_flows, s.tp_fills_islands);
+  decide_one_replica(sc.plan, ranks, expert_parallel(sc), &s);
   s.collapsed_steps =
       on("identical consecutive ring steps run as one flow per edge with "
          "their bytes and latencies: exact without competing traffic; under "
@@ -131,11 +171,9 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
 }
 
 std::vector<std::pair<const char*, const Shortcut*>> named_shortcuts(const Shortcuts& s) {
-  return {{"group_actor", &s.group_actor},
-          {"fused_tp", &s.fused_tp},
-          {"one_rank_flows", &s.one_rank_flows},
-          {"one_replica", &s.one_replica},
-          {"collapsed_steps", &s.collapsed_steps}};
+  return {{"group_actor", &s.group_actor},       {"fused_tp", &s.fused_tp},
+          {"one_rank_flows", &s.one_rank_flows}, {"mirrored_tp", &s.mirrored_tp},
+          {"one_replica", &s.one_replica},       {"collapsed_steps", &s.collapsed_steps}};
 }
 
 }  // namespace trident

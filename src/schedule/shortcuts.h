@@ -41,14 +41,25 @@ struct Shortcuts {
   Shortcut fused_tp;
   // One tensor rank's pipeline and data-parallel flows time the whole TP group's.
   Shortcut one_rank_flows;
-  // One data-parallel replica simulated; its ring edge mirrored out through its NIC and back.
+  // TP collectives simulated for tensor rank 0 (with one_rank_flows): its ring edges as flows,
+  // the other NVLink edges in closed form; when the groups fill the islands they span
+  // (tp_fills_islands), its inter-island edge mirrored out through its NIC and back and every
+  // NVLink stage (no other traffic there) in closed form.
+  Shortcut mirrored_tp;
+  bool tp_fills_islands = false;
+  // Data-parallel replicas 0..replicas-1 simulated for all: one whose ring edge is mirrored out
+  // through its NIC and back (one member per island), or those that fill the islands they
+  // touch, whose inter-island edges are mirrored so.
   Shortcut one_replica;
+  int replicas = 1;
   // Identical consecutive ring steps collapsed into one flow per edge.
   Shortcut collapsed_steps;
 
-  // Data-parallel replicas simulated per stage: 1 with one_replica, else plan.data (each with
-  // all plan.context context ranks, between which the CP ring runs).
-  int replicas_simulated(const PlanSpec& plan) const { return one_replica.taken ? 1 : plan.data; }
+  // Data-parallel replicas simulated per stage: `replicas` with one_replica, else plan.data (each
+  // with all plan.context context ranks, between which the CP ring runs).
+  int replicas_simulated(const PlanSpec& plan) const {
+    return one_replica.taken ? replicas : plan.data;
+  }
 };
 
 // Returns the shortcuts a step of `scenario` simulated at `fidelity` takes. Requires a validated
