@@ -223,7 +223,22 @@ Timeline StepSimulation::run() {
   sg4::Engine engine(&argc, argv);
   configure_network_model();
   host_speed_ = sc_.cluster.peak(sc_.plan.precision);
-  platform_ = std::make_unique<Platform>(sc_.cluster, host_speed_, ranks_.gpus_spanned());
+  // With replicas standing for others, only the simulated actors' islands are built: every
+  // flow runs between their GPUs (or loops back through their NICs).
+  std::vector<char> islands_needed;
+  if (one_replica_) {
+    islands_needed.assign(ranks_.island_of(ranks_.gpus_spanned() - 1) + 1, 0);
+    for (int pp = 0; pp < p_; ++pp) {
+      for (int dp = 0; dp < replicas_; ++dp) {
+        for (int cp = 0; cp < cp_; ++cp) {
+          for (int tp = 0; tp < t_; ++tp)
+            islands_needed[ranks_.island_of(ranks_.gpu(tp, cp, dp, pp))] = 1;
+        }
+      }
+    }
+  }
+  platform_ =
+      std::make_unique<Platform>(sc_.cluster, host_speed_, ranks_.gpus_spanned(), islands_needed);
 
   for (const StageWork& st : w_.stages) {
     fused_fwd_.emplace_back();

@@ -33,7 +33,8 @@ void configure_network_model() {
   sg4::Engine::set_config("network/TCP-gamma:0");
 }
 
-Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
+Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used,
+                   const std::vector<char>& islands_needed)
     : island_size_(c.nvlink.island_size),
       nvlink_efficiency_(c.nvlink.protocol_efficiency),
       network_efficiency_(c.network.protocol_efficiency),
@@ -42,14 +43,15 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used)
   const std::string problem = platform_shape_problem(c);
   if (!problem.empty()) throw SimulationError("cannot build the platform: " + problem);
   try {
-    build(c, host_speed, gpus_used);
+    build(c, host_speed, gpus_used, islands_needed);
   } catch (const std::exception& e) {
     // SimGrid reports a malformed platform with an exception: never let it escape as an abort.
     throw SimulationError(std::string("cannot build the platform: ") + e.what());
   }
 }
 
-void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used) {
+void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
+                     const std::vector<char>& islands_needed) {
   const int gpn = c.gpus_per_node;
   const int islands = (gpus_used + island_size_ - 1) / island_size_;
   const int nics = c.network.nics_per_node;
@@ -63,32 +65,32 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used) {
                                     : std::max(1, c.network.nodes_per_leaf) * (gpn / island_size_);
   const int groups = (islands + islands_per_group - 1) / islands_per_group;
 
+  const auto needed = [&](int isl) {
+    return islands_needed.empty() || islands_needed[static_cast<size_t>(isl)] != 0;
+  };
   sg4::NetZone* root = sg4::create_star_zone("fabric");
-  hosts_.reserve(static_cast<size_t>(islands) * island_size_);
+  hosts_.assign(static_cast<size_t>(islands) * island_size_, nullptr);
   for (int grp = 0; grp < groups; ++grp) {
+    const int first_island = grp * islands_per_group;
+    const int last_island = std::min(islands, first_island + islands_per_group);
+    bool any = false;
+    for (int isl = first_island; isl < last_island; ++isl) any = any || needed(isl);
+    if (!any) continue;
     sg4::NetZone* zone = root;
     if (fat_tree) {
       zone = sg4::create_star_zone("leaf" + std::to_string(grp));
       zone->set_parent(root);
     }
-    const int first_island = grp * islands_per_group;
-    const int last_island = std::min(islands, first_island + islands_per_group);
     const int group_first_node = first_island * island_size_ / gpn;
-    // NICs of the group's nodes, node by node; GPU i of a node uses NIC i mod nics. Islands
-    // smaller than a node share their node's NICs, created with its first island.
-    std::vector<sg4::Link*> nic_up, nic_down;
-    int nodes_built = 0;
+    const int group_nodes = (last_island * island_size_ - 1) / gpn - group_first_node + 1;
+    // NICs of the group's nodes; GPU i of a node uses NIC i mod nics. Islands smaller than a
+    // node share their node's NICs, created with the first island built there.
+    std::vector<sg4::Link*> nic_up(static_cast<size_t>(group_nodes) * nics, nullptr);
+    std::vector<sg4::Link*> nic_down(nic_up.size(), nullptr);
     for (int isl = first_island; isl < last_island; ++isl) {
+      if (!needed(isl)) continue;
       std::vector<sg4::Host*> members;
       std::vector<sg4::Link*> up, down;
-      const int last_node = ((isl + 1) * island_size_ - 1) / gpn;  // of this island
-      for (int n = group_first_node + nodes_built; n <= last_node; ++n, ++nodes_built) {
-        for (int j = 0; j < nics; ++j) {
-          const std::string nm = "nic" + std::to_string(n) + "_" + std::to_string(j);
-          nic_up.push_back(make_link(zone, nm + "_up", c.network.nic_bandwidth, net_lat));
-          nic_down.push_back(make_link(zone, nm + "_down", c.network.nic_bandwidth, net_lat));
-        }
-      }
       for (int k = 0; k < island_size_; ++k) {
         const int gpu = isl * island_size_ + k;
         const std::string name = std::to_string(gpu);
@@ -97,12 +99,19 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used) {
         up.push_back(make_link(zone, "nvl" + name + "_up", c.nvlink.bandwidth, nvl_lat));
         down.push_back(make_link(zone, "nvl" + name + "_down", c.nvlink.bandwidth, nvl_lat));
         const int nic = (gpu / gpn - group_first_node) * nics + (gpu % gpn) % nics;
+        if (nic_up[nic] == nullptr) {
+          const std::string nm =
+              "nic" + std::to_string(gpu / gpn) + "_" + std::to_string((gpu % gpn) % nics);
+          nic_up[nic] = make_link(zone, nm + "_up", c.network.nic_bandwidth, net_lat);
+          nic_down[nic] = make_link(zone, nm + "_down", c.network.nic_bandwidth, net_lat);
+        }
         zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route({nic_up[nic]}), false);
         zone->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, route({nic_down[nic]}),
                         false);
         // Out through the NIC and back in: the engine's mirror of one edge of a symmetric ring.
         zone->add_route(h->get_netpoint(), h->get_netpoint(), nullptr, nullptr,
                         route({nic_up[nic], nic_down[nic]}), false);
+        hosts_[gpu] = h;
       }
       for (int a = 0; a < island_size_; ++a) {
         for (int b = 0; b < island_size_; ++b) {
@@ -111,14 +120,12 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used) {
                                  nullptr, route({up[a], down[b]}));
         }
       }
-      for (sg4::Host* h : members) hosts_.push_back(h);
     }
     if (fat_tree) {
       // Traffic leaves the group through a router of its own, then the group's uplink.
       auto* gw = zone->create_router("leaf" + std::to_string(grp) + "_gw");
       zone->add_route(gw, nullptr, nullptr, nullptr, {}, false);
       zone->add_route(nullptr, gw, nullptr, nullptr, {}, false);
-      const int group_nodes = nodes_built;
       const double uplink =
           group_nodes * nics * c.network.nic_bandwidth / c.network.oversubscription;
       sg4::Link* gu = make_link(root, "leaf" + std::to_string(grp) + "_up", uplink, 0);

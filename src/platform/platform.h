@@ -36,11 +36,14 @@ std::string platform_shape_problem(const ClusterSpec& cluster);
 
 class Platform {
  public:
-  // Builds the islands holding GPUs [0, gpus_used) of `cluster`. Requires
-  // configure_network_model() first and 0 < gpus_used <= cluster.total_gpus(). Throws
-  // SimulationError when the shape cannot be built (platform_shape_problem) or SimGrid rejects
-  // the platform.
-  Platform(const ClusterSpec& cluster, double host_speed, int gpus_used);
+  // Builds the islands holding GPUs [0, gpus_used) of `cluster`; with `islands_needed` (one
+  // entry per island, nonzero for those to build), only those, and host() is null on the
+  // others' GPUs (nothing is routed there: fast fidelity's replicas that stand for others).
+  // Requires configure_network_model() first and 0 < gpus_used <= cluster.total_gpus().
+  // Throws SimulationError when the shape cannot be built (platform_shape_problem) or SimGrid
+  // rejects the platform.
+  Platform(const ClusterSpec& cluster, double host_speed, int gpus_used,
+           const std::vector<char>& islands_needed = {});
 
   simgrid::s4u::Host* host(int gpu) const { return hosts_[gpu]; }
   int island_of(int gpu) const { return gpu / island_size_; }
@@ -59,7 +62,8 @@ class Platform {
   int gpus() const { return static_cast<int>(hosts_.size()); }
 
  private:
-  void build(const ClusterSpec& cluster, double host_speed, int gpus_used);
+  void build(const ClusterSpec& cluster, double host_speed, int gpus_used,
+             const std::vector<char>& islands_needed);
 
   std::vector<simgrid::s4u::Host*> hosts_;
   int island_size_;
