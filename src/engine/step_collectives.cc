@@ -49,54 +49,67 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     seq = kind == CollKind::kGather ? a.gather_seq++ : a.dp_seq++;
   }
   const auto key = std::make_tuple(static_cast<int>(kind), group_id, seq);
-  Rendezvous& rv = rendezvous_[key];
-  if (!rv.done) rv.done = sg4::Semaphore::create(0);
+  // A synchronous collective of one participant runs at once, with no rendezvous to wait on.
+  const bool solo = participants == 1 && !async;
+  Rendezvous solo_rv;
+  Rendezvous& rv = solo ? solo_rv : rendezvous_[key];
+  if (!rv.done && !solo) rv.done = sg4::Semaphore::create(0);
   sg4::SemaphorePtr done = rv.done;
   if (async) rv.members.push_back(&a);
   if (++rv.arrived == participants) {
     std::vector<ActorState*> members = std::move(rv.members);
-    rendezvous_.erase(key);
+    if (!solo) rendezvous_.erase(key);
     const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    std::vector<Phase> phases;
-    if (kind == CollKind::kContext) {
-      phases = lower_ring_exchange(groups, bytes);
-    } else if (op == CollectiveOp::kAllToAll) {
-      phases = lower_all_to_all(groups, imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine));
-    } else if (kind == CollKind::kTensor && mirrored_tp_) {
-      // Lowered for tensor rank 0 (shortcuts.h: mirrored_tp).
-      LoweringOptions mirrored = lowering_;
-      const int rank0 = groups.front().front();
-      mirrored.simulated = [rank0](int gpu) { return gpu == rank0; };
-      mirrored.mirror_inter = mirrored.closed_form_intra = shortcuts_.tp_fills_islands;
-      phases = lower_collective(op, groups, bytes, island_of, mirrored);
-    } else if (island_replicas_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
-      // The simulated replicas' own NVLink rings; their inter-island edges mirrored.
-      LoweringOptions mirrored = lowering_;
-      mirrored.simulated = [this](int gpu) { return simulated_gpu_[gpu] != 0; };
-      mirrored.mirror_inter = true;
-      phases = lower_collective(op, groups, bytes, island_of, mirrored);
-    } else if (one_replica_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
-      // One replica mirrored: each context rank's edge of the d x cp ring on its own NIC.
-      phases = lower_mirrored(choose_collective_plan(op, {dc_, dc_, 1}, bytes, sc_.cluster),
-                              ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp), sc_.cluster);
-    } else {
-      phases = lower_collective(op, groups, bytes, island_of, lowering_);
-    }
-    if (step >= 0) {
-      // One ring step: the uncollapsed ring's phase `step`; a lowering that is not one ring
-      // (hierarchical) runs whole in step 0.
-      LoweringOptions steps = lowering_;
-      steps.collapse_steps = false;
-      auto ring = lower_collective(op, groups, bytes, island_of, steps);
-      const size_t n = groups.front().size();
-      if (ring.size() + 1 == n) {
-        // One step's route latency only: the step's flows add it themselves.
-        phases = {ring[step]};
-        phases.front().latency = 0;
-      } else if (step > 0) {
-        phases.clear();
+    // Every member of a group lowers a collective the same way each time: lowered once per
+    // (actor, kind, op, bytes, step, combine).
+    const auto lkey = std::make_tuple(actor_id(a.tp, a.cp, a.dp, a.pp), static_cast<int>(kind),
+                                      static_cast<int>(op), bytes, step, combine);
+    auto cached = lowered_.find(lkey);
+    if (cached == lowered_.end()) {
+      std::vector<Phase> phases;
+      if (kind == CollKind::kContext) {
+        phases = lower_ring_exchange(groups, bytes);
+      } else if (op == CollectiveOp::kAllToAll) {
+        phases =
+            lower_all_to_all(groups, imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine));
+      } else if (kind == CollKind::kTensor && mirrored_tp_) {
+        // Lowered for tensor rank 0 (shortcuts.h: mirrored_tp).
+        LoweringOptions mirrored = lowering_;
+        const int rank0 = groups.front().front();
+        mirrored.simulated = [rank0](int gpu) { return gpu == rank0; };
+        mirrored.mirror_inter = mirrored.closed_form_intra = shortcuts_.tp_fills_islands;
+        phases = lower_collective(op, groups, bytes, island_of, mirrored);
+      } else if (island_replicas_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
+        // The simulated replicas' own NVLink rings; their inter-island edges mirrored.
+        LoweringOptions mirrored = lowering_;
+        mirrored.simulated = [this](int gpu) { return simulated_gpu_[gpu] != 0; };
+        mirrored.mirror_inter = true;
+        phases = lower_collective(op, groups, bytes, island_of, mirrored);
+      } else if (one_replica_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
+        // One replica mirrored: each context rank's edge of the d x cp ring on its own NIC.
+        phases = lower_mirrored(choose_collective_plan(op, {dc_, dc_, 1}, bytes, sc_.cluster),
+                                ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp), sc_.cluster);
+      } else {
+        phases = lower_collective(op, groups, bytes, island_of, lowering_);
       }
+      if (step >= 0) {
+        // One ring step: the uncollapsed ring's phase `step`; a lowering that is not one ring
+        // (hierarchical) runs whole in step 0.
+        LoweringOptions steps = lowering_;
+        steps.collapse_steps = false;
+        auto ring = lower_collective(op, groups, bytes, island_of, steps);
+        const size_t n = groups.front().size();
+        if (ring.size() + 1 == n) {
+          // One step's route latency only: the step's flows add it themselves.
+          phases = {ring[step]};
+          phases.front().latency = 0;
+        } else if (step > 0) {
+          phases.clear();
+        }
+      }
+      cached = lowered_.emplace(lkey, std::move(phases)).first;
     }
+    std::vector<Phase> phases = cached->second;
     auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
       const double start = sg4::Engine::get_clock();
       run_phases(*platform_, phases, &activities_);
@@ -109,7 +122,7 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
         }
         m->buckets += 1;
       }
-      for (int i = 0; i < participants; ++i) done->release();
+      for (int i = 0; done && i < participants; ++i) done->release();
     };
     if (async) {
       sg4::Actor::create("collective", sg4::this_actor::get_host(), std::move(drive));
@@ -123,7 +136,7 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
 double StepSimulation::collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
                                   int mb, int chunk, int layer, int step, bool combine) {
   const double start = sg4::Engine::get_clock();
-  join(a, kind, op, bytes, /*async=*/false, step, combine)->acquire();
+  await(join(a, kind, op, bytes, /*async=*/false, step, combine));
   const bool tensor = kind == CollKind::kTensor;
   const IntervalKind ik = tensor                      ? IntervalKind::kTpComm
                           : kind == CollKind::kExpert ? IntervalKind::kEpComm
@@ -176,7 +189,7 @@ std::vector<sg4::SemaphorePtr> StepSimulation::launch_gathers(ActorState& a,
   sg4::Actor::create("gathers", sg4::this_actor::get_host(), [this, &a, units, done, per_param]() {
     for (size_t i = 0; i < units.size(); ++i) {
       const double start = sg4::Engine::get_clock();
-      join(a, CollKind::kGather, CollectiveOp::kAllGather, units[i] * per_param, false)->acquire();
+      await(join(a, CollKind::kGather, CollectiveOp::kAllGather, units[i] * per_param, false));
       // Runs beside the compute: recorded for the trace, exposed only where a pass waits.
       if (Interval* iv = record(a, IntervalKind::kDpComm, start, -1)) {
         iv->op = CollectiveOp::kAllGather;
@@ -232,7 +245,7 @@ void StepSimulation::ring_step(ActorState& a, const RingStep& step, int mb, int 
     ++activities_;
     block = sg4::this_actor::exec_async(step.compute_s * host_speed_);
   }
-  join(a, CollKind::kContext, CollectiveOp::kAllGather, step.bytes, /*async=*/false)->acquire();
+  await(join(a, CollKind::kContext, CollectiveOp::kAllGather, step.bytes, /*async=*/false));
   const double transfer_end = sg4::Engine::get_clock();
   if (block) block->wait();
   a.tl->cp_exposed_s += std::max(0.0, (sg4::Engine::get_clock() - start) - step.compute_s);

@@ -118,11 +118,16 @@ class StepSimulation {
   TpTiming record_fused(ActorState& a, const Pass& pass, const FusedPass& fused, double start,
                         int mb, int chunk);
   void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
-  // Joins a collective; returns the semaphore that its completion releases for this actor.
+  // Joins a collective; returns the semaphore that its completion releases for this actor, or
+  // null when it ran at once (a synchronous collective of one participant).
   // `step` >= 0: only that ring step of the collective (a TP ring exchange). `combine`: an
   // expert all-to-all whose busiest member sends most (else receives most).
   sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async,
                          int step = -1, bool combine = false);
+  // Waits for a collective join() returned.
+  static void await(const sg4::SemaphorePtr& done) {
+    if (done) done->acquire();
+  }
   // Runs a collective to completion and records it (a TP one for pass (mb, chunk) and `layer`);
   // returns the time this actor spent in it.
   double collective(ActorState& a, CollKind kind, CollectiveOp op, double bytes, int mb = -1,
@@ -202,6 +207,8 @@ class StepSimulation {
   std::vector<ActorState> actors_;
   std::vector<sg4::SemaphorePtr> act_ready_, grad_ready_;  // indexed by channel()
   std::map<std::tuple<int, int, int>, Rendezvous> rendezvous_;
+  // Lowered collectives by (actor, kind, op, bytes, step, combine).
+  std::map<std::tuple<int, int, int, double, int, bool>, std::vector<Phase>> lowered_;
   std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;       // [stage][chunk]
   std::vector<GatherSchedule> step_gathers_;                        // [stage], overlap_param_gather
   std::vector<std::vector<GatherSchedule>> layer_fwd_, layer_bwd_;  // [stage][chunk]
