@@ -21,6 +21,7 @@
 #include "engine/phase_runner.h"
 #include "engine/simulator.h"
 #include "platform/platform.h"
+#include "schedule/expert_ranks.h"
 #include "schedule/rank_map.h"
 #include "workload/moe_ops.h"
 
@@ -69,6 +70,7 @@ class StepSimulation {
         programs_(programs),
         opt_(opt),
         ranks_(sc.plan, sc.cluster),
+        experts_(ranks_, sc.plan),
         shortcuts_(decide_shortcuts(sc, opt.fidelity)) {
     t_ = sc.plan.tensor;
     d_ = sc.plan.data;
@@ -83,6 +85,7 @@ class StepSimulation {
     fuse_tp_ = shortcuts_.fused_tp.taken;
     one_rank_flows_ = shortcuts_.one_rank_flows.taken;
     one_replica_ = shortcuts_.one_replica.taken;
+    nic_a2a_ = shortcuts_.nic_all_to_all.taken;
     replicas_ = shortcuts_.replicas_simulated(sc.plan);
     dp_op_ =
         sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
@@ -175,6 +178,7 @@ class StepSimulation {
   const std::vector<StageProgram>& programs_;
   SimOptions opt_;
   RankMap ranks_;
+  ExpertRanks experts_;  // expert-parallel and expert-data-parallel groups of a stage
   Shortcuts shortcuts_;
   std::unique_ptr<Platform> platform_;
   int t_ = 1, d_ = 1, cp_ = 1, p_ = 1, v_ = 1;
@@ -182,7 +186,8 @@ class StepSimulation {
   int ep_ = 1;          // expert-parallel size (1 for dense models)
   double ep_load_ = 1;  // the busiest EP rank's tokens / mean (moe_expert_load)
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
-  int replicas_ = 1;  // data-parallel replicas simulated
+  bool nic_a2a_ = false;  // expert all-to-alls' cross-island flows one per NIC
+  int replicas_ = 1;      // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
   bool async_dp_ = false;        // gradient buckets reduced as they fill (overlap or sharded)
   bool sharded_grads_ = false;   // buckets filled by every micro-batch's backward

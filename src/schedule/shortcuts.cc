@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "schedule/all_to_all_shortcut.h"
 #include "schedule/rank_map.h"
 
 namespace trident {
@@ -11,8 +12,12 @@ Shortcut on(std::string reason) { return {true, std::move(reason)}; }
 Shortcut off(std::string reason) { return {false, std::move(reason)}; }
 
 // True when MoE layers run dispatch and combine collectives over expert-parallel groups, which
-// span data-parallel replicas and share the GPUs' links with everything else.
-bool expert_parallel(const Scenario& sc) { return sc.model.moe() && sc.plan.expert_parallel > 1; }
+// span data-parallel replicas and share the GPUs' links with everything else, or their experts'
+// gradients reduce over groups of their own (ETP != t: across TP ranks and replicas).
+bool expert_parallel(const Scenario& sc) {
+  return sc.model.moe() &&
+         (sc.plan.expert_parallel > 1 || sc.plan.expert_tensor() != sc.plan.tensor);
+}
 
 Shortcut decide_fused_tp(const PlanSpec& plan, const RankMap& ranks, bool ep) {
   if (ep) {
@@ -111,6 +116,7 @@ bool parse_fidelity(const std::string& name, Fidelity* out) {
 Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   Shortcuts s;
   s.fidelity = fidelity;
+  s.nic_all_to_all = decide_nic_all_to_all(sc, fidelity);
   if (fidelity == Fidelity::kFull) {
     const std::string why = "full fidelity: one actor per GPU, every ring step simulated";
     s.group_actor = s.fused_tp = s.one_rank_flows = s.one_replica = s.collapsed_steps = off(why);
@@ -131,11 +137,9 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
 }
 
 std::vector<std::pair<const char*, const Shortcut*>> named_shortcuts(const Shortcuts& s) {
-  return {{"group_actor", &s.group_actor},
-          {"fused_tp", &s.fused_tp},
-          {"one_rank_flows", &s.one_rank_flows},
-          {"one_replica", &s.one_replica},
-          {"collapsed_steps", &s.collapsed_steps}};
+  return {{"group_actor", &s.group_actor},         {"fused_tp", &s.fused_tp},
+          {"one_rank_flows", &s.one_rank_flows},   {"one_replica", &s.one_replica},
+          {"collapsed_steps", &s.collapsed_steps}, {"nic_all_to_all", &s.nic_all_to_all}};
 }
 
 }  // namespace trident
