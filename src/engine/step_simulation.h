@@ -54,6 +54,7 @@ struct ActorState {
   int gather_seq = 0;
   int ep_seq = 0, edp_seq = 0;
   double bucket_params = 0;         // gradients ready but not yet handed to a bucket
+  double expert_bucket_params = 0;  // expert gradients likewise (their own buckets)
   int buckets = 0;                  // buckets launched so far
   bool record_closed_form = false;  // record its fused passes' TP collectives
   std::vector<sg4::SemaphorePtr> pending_buckets;
@@ -92,6 +93,7 @@ class StepSimulation {
     sharded_grads_ = sc.plan.shards_gradients() && dc_ > 1;
     sharded_params_ = sc.plan.shards_params() && dc_ > 1;
     async_dp_ = (sc.plan.overlap_grad_reduce && dc_ > 1) || sharded_grads_;
+    async_experts_ = async_dp_ && !sharded_grads_ && experts_.expert_data_parallel() > 1;
     ep_ = sc.model.moe() ? sc.plan.expert_parallel : 1;
     ep_load_ = moe_expert_load(sc.model, sc.plan);
   }
@@ -143,6 +145,9 @@ class StepSimulation {
   // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
   // (or `flush`).
   void maybe_launch_bucket(ActorState& a, bool flush);
+  // The same for the expert gradients, over the expert-data-parallel group
+  // (engine/expert_buckets.cc); a no-op unless async_experts_.
+  void maybe_launch_expert_bucket(ActorState& a, bool flush);
   // Records [start, now) as `kind`; returns the interval, or nullptr when not recording.
   Interval* record(ActorState& a, IntervalKind kind, double start, int mb, int chunk = 0) {
     return record(a, kind, start, sg4::Engine::get_clock(), mb, chunk);
@@ -190,6 +195,7 @@ class StepSimulation {
   int replicas_ = 1;      // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
   bool async_dp_ = false;        // gradient buckets reduced as they fill (overlap or sharded)
+  bool async_experts_ = false;   // expert gradient buckets too, over the expert-data group
   bool sharded_grads_ = false;   // buckets filled by every micro-batch's backward
   bool sharded_params_ = false;  // per-layer gathers before forward and backward
   LoweringOptions lowering_;

@@ -448,6 +448,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         append_ops(moe ? moe_bwd : layer_bwd, cm, plan.tensor, layer, &ch.backward);
         // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
         grads_done(moe ? moe_layer_params - apart_params : per_layer_params, &ch.backward);
+        if (moe) ch.backward.segments.back().expert_grad_params += apart_params;
       }
       if (ch.has_embedding) {
         bwd_weights(embed);
