@@ -1,5 +1,5 @@
 // All-to-all lowering (engine/all_to_all) and its closed form (workload/all_to_all_time):
-// flows per pair, the imbalanced dispatch and combine, expert groups on the rank map.
+// flows per pair, the imbalanced dispatch and combine.
 #include <catch2/catch.hpp>
 #include <numeric>
 #include <vector>
@@ -42,16 +42,6 @@ TEST_CASE("an imbalanced dispatch sends the busiest member load x its share", "[
   // Balanced: uniform; beyond n: capped at everything to member 0.
   CHECK(imbalanced_all_to_all_bytes(n, B, 1, false)[2][3] == B / n);
   CHECK(imbalanced_all_to_all_bytes(n, B, 9, false)[2][3] == 0);
-}
-
-TEST_CASE("expert groups are consecutive data-parallel ranks", "[moe][a2a]") {
-  // t = 2, d = 4, p = 2 on 16 GPUs, tensor fastest: GPU = tp + 2 dp + 8 pp.
-  const ClusterSpec c = a100_cluster(2);
-  PlanSpec p = plan(2, 2, 4, 1, 4, ScheduleKind::k1F1B);
-  const RankMap ranks(p, c);
-  CHECK(expert_group(ranks, 1, 3, 0, 2) == std::vector<int>{5, 7});
-  CHECK(expert_group(ranks, 0, 0, 1, 4) == std::vector<int>{8, 10, 12, 14});
-  CHECK(expert_data_group(ranks, 1, 3, 0, 2, 4) == std::vector<int>{3, 7});
 }
 
 TEST_CASE("all-to-all closed form: NVLink and NIC at once, the slower sets the time",

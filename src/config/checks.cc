@@ -254,9 +254,9 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
 
 // Megatron-Core's expert-parallel rules (megatron/core/parallel_state.py
 // initialize_model_parallel, megatron/training/arguments.py): EP x ETP divides the GPUs of a
-// pipeline stage (t x d); the experts split evenly over EP; tensor parallelism with experts
-// needs sequence parallelism. trident places the expert group on data-parallel ranks, so it
-// models ETP = t and EP dividing d.
+// pipeline stage (t x cp x d, folded in the order tp-ep-dp); the experts split evenly over EP;
+// tensor parallelism with experts needs sequence parallelism. trident models ETP = 1 or t, and
+// expert groups that tile the tensor-parallel groups (EP x ETP a multiple or a divisor of t).
 void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssue>* issues) {
   if (!m.moe()) {
     if (p.expert_parallel > 1) {
@@ -271,30 +271,34 @@ void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssu
         "num_experts " + str(m.num_experts) + " is not divisible by expert_model_parallel_size " +
             str(p.expert_parallel) + " (each EP rank holds the same number of experts)");
   }
-  if (p.data % p.expert_parallel != 0) {
-    add(issues, {"plan.expert_model_parallel_size", "plan.data_parallel"},
-        "expert_model_parallel_size " + str(p.expert_parallel) + " does not divide data_parallel " +
-            str(p.data) +
-            " (the expert groups fold into the data-parallel ranks: EP x ETP must divide "
-            "tensor_parallel x data_parallel)");
+  const int etp = p.expert_tensor(), block = p.expert_parallel * etp;
+  const int stage = p.tensor * p.context * p.data;
+  if (etp != 1 && etp != p.tensor) {
+    add(issues, {"plan.expert_tensor_parallel_size"},
+        "expert_tensor_parallel_size " + str(etp) + " is neither 1 nor tensor_parallel " +
+            str(p.tensor) + " (trident models experts unsplit or split like the dense layers)");
+  } else if (stage % block != 0) {
+    add(issues, {"plan.expert_model_parallel_size", "plan.expert_tensor_parallel_size"},
+        "expert_model_parallel_size " + str(p.expert_parallel) + " x expert_tensor_parallel_size " +
+            str(etp) + " does not divide tensor_parallel x context_parallel x data_parallel = " +
+            str(stage) + " (the expert groups fold into the GPUs of a pipeline stage)");
+  } else if (block % p.tensor != 0 && p.tensor % block != 0) {
+    add(issues, {"plan.expert_model_parallel_size", "plan.tensor_parallel"},
+        "expert_model_parallel_size " + str(p.expert_parallel) + " x expert_tensor_parallel_size " +
+            str(etp) + " = " + str(block) + " is neither a multiple nor a divisor of " +
+            "tensor_parallel " + str(p.tensor) +
+            " (not modelled: expert groups must tile the "
+            "tensor-parallel groups)");
   }
-  if (p.context > 1) {
-    add(issues, {"plan.context_parallel", "model.num_experts"},
-        "context_parallel " + str(p.context) +
-            " with experts is not modelled yet (expert groups fold into data-parallel ranks "
-            "only): use context_parallel 1 for mixture-of-experts models");
+  if (etp != p.tensor && p.moe_dispatcher != MoeDispatcher::kAllToAll) {
+    add(issues, {"plan.expert_tensor_parallel_size", "plan.moe_token_dispatcher_type"},
+        "expert_tensor_parallel_size " + str(etp) + " differs from tensor_parallel " +
+            str(p.tensor) + ": trident models that with moe_token_dispatcher_type alltoall only");
   }
   if (p.shards_gradients()) {
     add(issues, {"plan.data_parallel_sharding_strategy", "model.num_experts"},
         "data_parallel_sharding_strategy optim_grads and optim_grads_params are not modelled "
         "for experts yet: use no_shard or optim (the distributed optimizer)");
-  }
-  if (p.expert_tensor_parallel != p.tensor) {
-    add(issues, {"plan.expert_tensor_parallel_size"},
-        "expert_tensor_parallel_size " + str(p.expert_tensor_parallel) +
-            " differs from tensor_parallel " + str(p.tensor) +
-            " (trident models experts split like the dense layers: expected " + str(p.tensor) +
-            ")");
   }
   if (p.tensor > 1 && !p.sequence_parallel) {
     add(issues, {"plan.sequence_parallel", "plan.tensor_parallel"},

@@ -109,11 +109,11 @@ struct PlanSpec {
   double gpu_hour_price = 0;  // per GPU-hour; meaningful when has_gpu_hour_price
   bool has_gpu_hour_price = false;
 
-  // Mixture of experts (models with num_experts > 0). The EP ranks of an expert group are
-  // consecutive data-parallel ranks with the same tensor and pipeline rank (Megatron-Core's
-  // expert rank order tp-ep-dp-pp with expert_tensor_parallel_size = tensor).
+  // Mixture of experts (models with num_experts > 0). The expert groups fold a stage's
+  // tensor, context and data-parallel ranks (Megatron-Core's expert rank order tp-ep-dp-pp with
+  // tp = expert_tensor_parallel_size; schedule/expert_ranks.h).
   int expert_parallel = 1;
-  int expert_tensor_parallel = 0;  // resolved: = tensor
+  int expert_tensor_parallel = 0;  // resolved: = tensor unless set
   MoeDispatcher moe_dispatcher = MoeDispatcher::kAllGather;
   double moe_capacity_factor = 0;  // 0: dropless
   bool moe_pad_to_capacity = false;
@@ -132,9 +132,13 @@ struct PlanSpec {
   bool shards_gradients() const { return dp_sharding >= DpSharding::kOptimGrads; }
   // Weights sharded and gathered per layer before use (optim_grads_params).
   bool shards_params() const { return dp_sharding == DpSharding::kOptimGradsParams; }
-  // Returns the expert-data-parallel size d / EP (the group that reduces expert gradients;
-  // experts with context parallelism are refused by the checks).
-  int expert_data_parallel() const { return data / expert_parallel; }
+  // Returns ETP (expert_tensor_parallel, or t when unresolved).
+  int expert_tensor() const { return expert_tensor_parallel > 0 ? expert_tensor_parallel : tensor; }
+  // Returns the expert-data-parallel size t cp d / (EP ETP): the group that reduces the expert
+  // gradients and shards their optimizer state (Megatron-Core's expert_data_parallel_size).
+  int expert_data_parallel() const {
+    return tensor * context * data / (expert_parallel * expert_tensor());
+  }
 };
 
 }  // namespace trident

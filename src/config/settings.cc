@@ -634,11 +634,13 @@ std::vector<SettingSection> build_sections() {
            // megatron/core/transformer/moe/); used only when the model has experts.
            mg(def(integer("expert_model_parallel_size", 1, limits::kMaxGpus,
                           "Expert-parallel size EP: each MoE layer's experts split over EP GPUs "
-                          "of the data-parallel group (expert-data-parallel = d / EP)."),
+                          "of a pipeline stage, folded over its tensor, context and data ranks "
+                          "(expert-data-parallel = t cp d / (EP ETP))."),
                   "1"),
               "--expert-model-parallel-size"),
            mg(derived(integer("expert_tensor_parallel_size", 1, limits::kMaxGpus,
-                              "Tensor-parallel size of the experts (ETP)."),
+                              "Tensor-parallel size of the experts (ETP): t (split like the "
+                              "dense layers) or 1 (whole experts; alltoall dispatcher)."),
                       "tensor_parallel"),
               "--expert-tensor-parallel-size"),
            mg(def(choice("moe_token_dispatcher_type", {"allgather", "alltoall"},

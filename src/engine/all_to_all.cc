@@ -27,6 +27,31 @@ std::vector<Phase> lower_all_to_all(const std::vector<std::vector<int>>& groups,
   return {phase};
 }
 
+std::vector<Phase> lower_all_to_all_via_nics(const std::vector<std::vector<int>>& groups,
+                                             const std::vector<std::vector<double>>& bytes,
+                                             const std::function<int(int)>& island_of) {
+  Phase phase;
+  for (const std::vector<int>& g : groups) {
+    const int n = static_cast<int>(g.size());
+    for (int i = 0; i < n; ++i) {
+      double sent = 0, received = 0;
+      for (int j = 0; j < n; ++j) {
+        if (i == j) continue;
+        if (island_of(g[i]) != island_of(g[j])) {
+          sent += bytes[i][j];
+          received += bytes[j][i];
+        } else if (bytes[i][j] > 0) {
+          phase.flows.push_back(Flow{g[i], g[j], bytes[i][j], 0});
+        }
+      }
+      const double across = std::max(sent, received);
+      if (across > 0) phase.flows.push_back(Flow{g[i], g[i], across, 0});
+    }
+  }
+  if (phase.flows.empty()) return {};
+  return {phase};
+}
+
 std::vector<std::vector<double>> imbalanced_all_to_all_bytes(int n, double bytes_per_gpu,
                                                              double load, bool combine) {
   std::vector<std::vector<double>> m(n, std::vector<double>(n, bytes_per_gpu / n));
@@ -40,18 +65,6 @@ std::vector<std::vector<double>> imbalanced_all_to_all_bytes(int n, double bytes
     }
   }
   return m;
-}
-
-std::vector<int> expert_group(const RankMap& ranks, int tp, int dp, int pp, int ep) {
-  std::vector<int> out;
-  for (int i = 0; i < ep; ++i) out.push_back(ranks.gpu(tp, dp / ep * ep + i, pp));
-  return out;
-}
-
-std::vector<int> expert_data_group(const RankMap& ranks, int tp, int dp, int pp, int ep, int d) {
-  std::vector<int> out;
-  for (int j = dp % ep; j < d; j += ep) out.push_back(ranks.gpu(tp, j, pp));
-  return out;
 }
 
 }  // namespace trident

@@ -107,9 +107,18 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
         maybe_launch_bucket(a, false);
       }
     }
+    if (fill_buckets && async_experts_ && seg.expert_grad_params > 0) {
+      a.expert_bucket_params += seg.expert_grad_params;
+      if (a.expert_bucket_params >= w_.stages[a.pp].grad_bucket_params) {
+        compute(pending);
+        pending = 0;
+        maybe_launch_expert_bucket(a, false);
+      }
+    }
   }
   compute(pending);
   if (fill_buckets) maybe_launch_bucket(a, true);
+  if (fill_buckets) maybe_launch_expert_bucket(a, true);
   TpTiming tp = TpTiming::kNone;
   if (fuse_tp_ && ring) {
     tp = fused.collectives.empty() ? TpTiming::kNone
@@ -181,7 +190,7 @@ void StepSimulation::actor_main(ActorState& a) {
                  in.microbatch, c, async_dp_ && (sharded_grads_ || in.microbatch == last_mb));
         break;
       case InstrKind::kDpGradReduce: {
-        a.tl->dp_exposed_s += expert_data_collective(a, false);
+        if (!async_experts_) a.tl->dp_exposed_s += expert_data_collective(a, false);
         if (!async_dp_) {
           a.tl->dp_exposed_s += collective(a, CollKind::kData, dp_op_, work.grad_bytes);
           break;

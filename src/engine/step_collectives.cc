@@ -25,15 +25,16 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     group_id = (a.pp * d_ + a.dp) * cp_ + a.cp;
     seq = a.tp_seq++;
   } else if (kind == CollKind::kExpert || kind == CollKind::kExpertData) {
-    const bool ep = kind == CollKind::kExpert;
-    for (int r : tensor_ranks(a)) {
-      groups.push_back(ep ? expert_group(ranks_, r, a.dp, a.pp, ep_)
-                          : expert_data_group(ranks_, r, a.dp, a.pp, ep_, d_));
-    }
-    participants = static_cast<int>(groups.front().size());
-    const int block = ep ? a.dp / ep_ : a.dp % ep_;
-    group_id = (a.pp * d_ + block) * (full_ ? t_ : 1) + (full_ ? a.tp : 0);
-    seq = ep ? a.ep_seq++ : a.edp_seq++;
+    // An actor stands for one GPU (full) or its TP group's ranks (schedule/expert_ranks.h).
+    const bool data = kind == CollKind::kExpertData;
+    const std::vector<int> tr = tensor_ranks(a);
+    const int base = experts_.local(0, a.cp, a.dp);
+    groups = experts_.groups(base + tr.front(), static_cast<int>(tr.size()), a.pp, data);
+    const ExpertJoin j =
+        full_ ? experts_.join(base + a.tp, 1, data) : experts_.join(base, t_, data);
+    participants = j.participants;
+    group_id = a.pp * t_ * cp_ * d_ + j.id;
+    seq = data ? a.edp_seq++ : a.ep_seq++;
   } else if (kind == CollKind::kContext) {
     for (int r : tensor_ranks(a)) groups.push_back(ranks_.context_group(r, a.dp, a.pp));
     participants = cp_;
@@ -70,8 +71,9 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
       if (kind == CollKind::kContext) {
         phases = lower_ring_exchange(groups, bytes);
       } else if (op == CollectiveOp::kAllToAll) {
-        phases =
-            lower_all_to_all(groups, imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine));
+        const auto matrix = imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine);
+        phases = nic_a2a_ ? lower_all_to_all_via_nics(groups, matrix, island_of)
+                          : lower_all_to_all(groups, matrix);
       } else if (kind == CollKind::kTensor && mirrored_tp_) {
         // Lowered for tensor rank 0 (shortcuts.h: mirrored_tp).
         LoweringOptions mirrored = lowering_;
@@ -219,7 +221,7 @@ void StepSimulation::wait_gathers(ActorState& a, const std::vector<sg4::Semaphor
 double StepSimulation::expert_data_collective(ActorState& a, bool gather) {
   const StageWork& st = w_.stages[a.pp];
   const double bytes = gather ? st.expert_param_gather_bytes : st.expert_grad_bytes;
-  if (bytes <= 0 || d_ / ep_ <= 1) return 0;
+  if (bytes <= 0 || experts_.expert_data_parallel() <= 1) return 0;
   return collective(a, CollKind::kExpertData, gather ? CollectiveOp::kAllGather : dp_op_, bytes);
 }
 

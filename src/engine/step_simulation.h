@@ -21,6 +21,7 @@
 #include "engine/phase_runner.h"
 #include "engine/simulator.h"
 #include "platform/platform.h"
+#include "schedule/expert_ranks.h"
 #include "schedule/rank_map.h"
 #include "workload/moe_ops.h"
 
@@ -53,6 +54,7 @@ struct ActorState {
   int gather_seq = 0;
   int ep_seq = 0, edp_seq = 0;
   double bucket_params = 0;         // gradients ready but not yet handed to a bucket
+  double expert_bucket_params = 0;  // expert gradients likewise (their own buckets)
   int buckets = 0;                  // buckets launched so far
   bool record_closed_form = false;  // record its fused passes' TP collectives
   std::vector<sg4::SemaphorePtr> pending_buckets;
@@ -69,6 +71,7 @@ class StepSimulation {
         programs_(programs),
         opt_(opt),
         ranks_(sc.plan, sc.cluster),
+        experts_(ranks_, sc.plan),
         shortcuts_(decide_shortcuts(sc, opt.fidelity)) {
     t_ = sc.plan.tensor;
     d_ = sc.plan.data;
@@ -83,6 +86,7 @@ class StepSimulation {
     fuse_tp_ = shortcuts_.fused_tp.taken;
     one_rank_flows_ = shortcuts_.one_rank_flows.taken;
     one_replica_ = shortcuts_.one_replica.taken;
+    nic_a2a_ = shortcuts_.nic_all_to_all.taken;
     replicas_ = shortcuts_.replicas_simulated(sc.plan);
     mirrored_tp_ = shortcuts_.mirrored_tp.taken;
     island_replicas_ = one_replica_ && !ranks_.data_groups_one_per_island();
@@ -91,6 +95,7 @@ class StepSimulation {
     sharded_grads_ = sc.plan.shards_gradients() && dc_ > 1;
     sharded_params_ = sc.plan.shards_params() && dc_ > 1;
     async_dp_ = (sc.plan.overlap_grad_reduce && dc_ > 1) || sharded_grads_;
+    async_experts_ = async_dp_ && !sharded_grads_ && experts_.expert_data_parallel() > 1;
     ep_ = sc.model.moe() ? sc.plan.expert_parallel : 1;
     ep_load_ = moe_expert_load(sc.model, sc.plan);
   }
@@ -147,6 +152,9 @@ class StepSimulation {
   // Hands the gradients gathered so far to an asynchronous DP bucket when the bucket is full
   // (or `flush`).
   void maybe_launch_bucket(ActorState& a, bool flush);
+  // The same for the expert gradients, over the expert-data-parallel group
+  // (engine/expert_buckets.cc); a no-op unless async_experts_.
+  void maybe_launch_expert_bucket(ActorState& a, bool flush);
   // Records [start, now) as `kind`; returns the interval, or nullptr when not recording.
   Interval* record(ActorState& a, IntervalKind kind, double start, int mb, int chunk = 0) {
     return record(a, kind, start, sg4::Engine::get_clock(), mb, chunk);
@@ -182,6 +190,7 @@ class StepSimulation {
   const std::vector<StageProgram>& programs_;
   SimOptions opt_;
   RankMap ranks_;
+  ExpertRanks experts_;  // expert-parallel and expert-data-parallel groups of a stage
   Shortcuts shortcuts_;
   std::unique_ptr<Platform> platform_;
   int t_ = 1, d_ = 1, cp_ = 1, p_ = 1, v_ = 1;
@@ -194,9 +203,11 @@ class StepSimulation {
   // lowered over the simulated GPUs (simulated_gpu_), inter-island edges mirrored.
   bool island_replicas_ = false;
   std::vector<char> simulated_gpu_;  // by GPU, with island_replicas_
+  bool nic_a2a_ = false;             // expert all-to-alls' cross-island flows one per NIC
   int replicas_ = 1;                 // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
   bool async_dp_ = false;        // gradient buckets reduced as they fill (overlap or sharded)
+  bool async_experts_ = false;   // expert gradient buckets too, over the expert-data group
   bool sharded_grads_ = false;   // buckets filled by every micro-batch's backward
   bool sharded_params_ = false;  // per-layer gathers before forward and backward
   LoweringOptions lowering_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "schedule/all_to_all_shortcut.h"
 #include "schedule/rank_map.h"
 
 namespace trident {
@@ -11,8 +12,12 @@ Shortcut on(std::string reason) { return {true, std::move(reason)}; }
 Shortcut off(std::string reason) { return {false, std::move(reason)}; }
 
 // True when MoE layers run dispatch and combine collectives over expert-parallel groups, which
-// span data-parallel replicas and share the GPUs' links with everything else.
-bool expert_parallel(const Scenario& sc) { return sc.model.moe() && sc.plan.expert_parallel > 1; }
+// span data-parallel replicas and share the GPUs' links with everything else, or their experts'
+// gradients reduce over groups of their own (ETP != t: across TP ranks and replicas).
+bool expert_parallel(const Scenario& sc) {
+  return sc.model.moe() &&
+         (sc.plan.expert_parallel > 1 || sc.plan.expert_tensor() != sc.plan.tensor);
+}
 
 Shortcut decide_fused_tp(const PlanSpec& plan, const RankMap& ranks, bool ep) {
   if (ep) {
@@ -69,9 +74,14 @@ Shortcut decide_one_rank_flows(const ClusterSpec& c, const RankMap& ranks) {
 }
 
 Shortcut decide_mirrored_tp(const PlanSpec& plan, const Shortcut& fused_tp,
-                            const Shortcut& one_rank_flows, bool fills_islands) {
+                            const Shortcut& one_rank_flows, bool fills_islands, bool ep) {
   if (plan.tensor == 1 || fused_tp.taken) return off("TP collectives are fused (or absent)");
   if (!one_rank_flows.taken) return off("needs one_rank_flows (one rank's flows time the group)");
+  if (ep) {
+    return off(
+        "expert-parallel all-to-alls may run between the tensor ranks' GPUs: every TP edge "
+        "may meet them");
+  }
   if (fills_islands) {
     return on(
         "every TP group fills the islands it spans, so only its own stages use their NVLink "
@@ -148,6 +158,7 @@ bool parse_fidelity(const std::string& name, Fidelity* out) {
 Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   Shortcuts s;
   s.fidelity = fidelity;
+  s.nic_all_to_all = decide_nic_all_to_all(sc, fidelity);
   if (fidelity == Fidelity::kFull) {
     const std::string why = "full fidelity: one actor per GPU, every ring step simulated";
     s.group_actor = s.fused_tp = s.one_rank_flows = s.mirrored_tp = s.one_replica =
@@ -161,7 +172,8 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   s.fused_tp = decide_fused_tp(sc.plan, ranks, expert_parallel(sc));
   s.one_rank_flows = decide_one_rank_flows(sc.cluster, ranks);
   s.tp_fills_islands = ranks.tensor_groups_fill_islands();
-  s.mirrored_tp = decide_mirrored_tp(sc.plan, s.fused_tp, s.one_rank_flows, s.tp_fills_islands);
+  s.mirrored_tp = decide_mirrored_tp(sc.plan, s.fused_tp, s.one_rank_flows, s.tp_fills_islands,
+                                     expert_parallel(sc));
   decide_one_replica(sc.plan, ranks, expert_parallel(sc), &s);
   s.collapsed_steps =
       on("identical consecutive ring steps run as one flow per edge with "
@@ -173,7 +185,8 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
 std::vector<std::pair<const char*, const Shortcut*>> named_shortcuts(const Shortcuts& s) {
   return {{"group_actor", &s.group_actor},       {"fused_tp", &s.fused_tp},
           {"one_rank_flows", &s.one_rank_flows}, {"mirrored_tp", &s.mirrored_tp},
-          {"one_replica", &s.one_replica},       {"collapsed_steps", &s.collapsed_steps}};
+          {"one_replica", &s.one_replica},       {"collapsed_steps", &s.collapsed_steps},
+          {"nic_all_to_all", &s.nic_all_to_all}};
 }
 
 }  // namespace trident

@@ -54,6 +54,9 @@ struct Shortcuts {
   int replicas = 1;
   // Identical consecutive ring steps collapsed into one flow per edge.
   Shortcut collapsed_steps;
+  // Expert all-to-alls: each member's cross-island traffic as one flow through its NIC
+  // (schedule/all_to_all_shortcut.h).
+  Shortcut nic_all_to_all;
 
   // Data-parallel replicas simulated per stage: `replicas` with one_replica, else plan.data (each
   // with all plan.context context ranks, between which the CP ring runs).

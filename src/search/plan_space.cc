@@ -176,6 +176,26 @@ std::vector<SearchDimension> build_dimensions() {
                  if (p.data % p.expert_parallel != 0) return "EP divides d";
                  return "";
                }});
+  // Expert tensor parallel with the alltoall dispatcher: experts split like the dense layers
+  // (ETP = t) or whole (ETP = 1: Megatron-Core folds the TP ranks into the expert groups).
+  d.push_back({"plan.expert_tensor_parallel_size",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 if (!c.model->moe() || p.tensor == 1 ||
+                     p.moe_dispatcher != MoeDispatcher::kAllToAll) {
+                   return Values{str(p.tensor)};
+                 }
+                 return Values{str(p.tensor), "1"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_int(v, &p->expert_tensor_parallel);
+               },
+               [](const SearchContext&, const PlanSpec& p) -> std::string {
+                 const int block = p.expert_parallel * p.expert_tensor();
+                 if (block % p.tensor != 0 && p.tensor % block != 0) {
+                   return "EP x ETP tiles the TP groups";
+                 }
+                 return "";
+               }});
   // Micro-batch size: global batch = num_microbatches * mbs * d (Megatron's
   // get_num_microbatches); the table tries mbs up to 16.
   d.push_back({"plan.micro_batch_size",

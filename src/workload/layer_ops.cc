@@ -123,6 +123,7 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchi
     d.f_moe = static_cast<double>(model.moe_ffn_hidden_size);
     d.f_shared = static_cast<double>(model.moe_shared_expert_intermediate_size);
     d.ep = plan.expert_parallel;
+    d.etp = plan.expert_tensor();
     d.expert_load = moe_expert_load(model, plan);
     d.alltoall = plan.moe_dispatcher == MoeDispatcher::kAllToAll;
     d.shared_overlap = plan.moe_shared_expert_overlap;

@@ -95,6 +95,7 @@ struct LayerDims {
   double q_lora = 0, kv_lora = 0, qk = 0, qk_rope = 0, v_dim = 0;
   // Mixture of experts: the MLP of a MoE layer (moe_ops.h).
   double experts = 0, topk = 0, f_moe = 0, f_shared = 0, ep = 1;
+  double etp = 1;          // expert_tensor_parallel_size: the experts' GEMMs split over ETP
   double expert_load = 1;  // tokens of the busiest rank's experts / the balanced mean
   bool alltoall = false;   // moe_token_dispatcher_type alltoall (else allgather)
   bool shared_overlap = false;

@@ -50,7 +50,9 @@ MoeSizes sizes(const LayerDims& d) {
   z.tokens = d.b * d.s;
   z.routed = z.tokens * d.topk;
   z.local_experts = d.experts / d.ep;
-  z.m = d.ep * z.routed / d.experts * d.expert_load;
+  // Each rank dispatches the routed copies of its T / t sequence-parallel tokens; an expert's
+  // rank receives them from its EP group, then all-gathers them over its ETP group.
+  z.m = d.ep * d.etp / d.t * z.routed / d.experts * d.expert_load;
   z.gated = d.swiglu ? 2 : 1;
   z.e = d.elem;
   return z;
@@ -76,13 +78,15 @@ void add_dispatch(const LayerDims& d, const MoeSizes& z, bool combine, std::vect
   (void)combine;
 }
 
-// The TP collective of the routed copies (alltoall dispatcher with t > 1): an all-gather after
-// the dispatch, a reduce-scatter before the combine.
+// The expert-TP collective of the routed copies (alltoall dispatcher with ETP > 1; ETP = t, so
+// over the TP group): an all-gather after the dispatch, a reduce-scatter before the combine
+// (MoEAlltoAllTokenDispatcher's gather_from_sequence_parallel_region over the expert TP group).
+// Its buffer: the ETP ranks' received copies, ETP T k L h / t.
 void add_tp_routed(const LayerDims& d, const MoeSizes& z, CollectiveOp c, const char* name,
                    std::vector<Op>* ops) {
-  if (!d.alltoall || d.t <= 1) return;
-  ops->push_back(
-      collective_op(name, OpKind::kTpCollective, c, z.routed * d.expert_load * d.h * z.e));
+  if (!d.alltoall || d.etp <= 1) return;
+  ops->push_back(collective_op(name, OpKind::kTpCollective, c,
+                               d.etp / d.t * z.routed * d.expert_load * d.h * z.e));
 }
 
 void add_shared_forward(const LayerDims& d, const MoeSizes& z, std::vector<Op>* ops) {
@@ -129,29 +133,32 @@ double moe_expert_load(const ModelSpec& m, const PlanSpec& p) {
 
 double moe_tokens_per_expert(const ModelSpec& m, const PlanSpec& p) {
   if (!m.moe()) return 0;
-  return double(p.expert_parallel) * p.micro_batch_size * m.seq_length * m.moe_router_topk /
-         m.num_experts;
+  return double(p.expert_parallel) * p.expert_tensor() / p.tensor * p.micro_batch_size *
+         m.seq_length / p.context * m.moe_router_topk / m.num_experts;
 }
 
 double moe_activation_delta_bytes(const ModelSpec& m, const PlanSpec& p) {
   if (!m.moe() || p.recompute == Recompute::kFull) return 0;
-  const double T = double(p.micro_batch_size) * m.seq_length, h = m.hidden_size, t = p.tensor;
+  const double T = double(p.micro_batch_size) * m.seq_length / p.context, h = m.hidden_size;
+  const double t = p.tensor, etp = p.expert_tensor();
   const double k = m.moe_router_topk, load = moe_expert_load(m, p), g = m.swiglu ? 2 : 1;
   const double e = 2;
-  const double routed = T * k * load * (h + (g + 1) * double(m.moe_ffn_hidden_size) / t) * e;
+  // The experts' input on a rank: its ETP group's copies, ETP T k L / t tokens.
+  const double routed =
+      etp / t * T * k * load * (h + (g + 1) * double(m.moe_ffn_hidden_size) / etp) * e;
   const double shared = T * (g + 1) * double(m.moe_shared_expert_intermediate_size) / t * e;
   return routed + shared + 4 * T * k - 16 * T * h / t;
 }
 
 double moe_dispatch_buffer_bytes(const ModelSpec& m, const PlanSpec& p) {
   if (!m.moe() || p.expert_parallel <= 1) return 0;
-  const double T = double(p.micro_batch_size) * m.seq_length;
+  const double T = double(p.micro_batch_size) * m.seq_length / p.context;
   return 2 * T * m.moe_router_topk * moe_expert_load(m, p) * m.hidden_size / p.tensor * 2;
 }
 
 void add_moe_mlp_forward(const LayerDims& d, std::vector<Op>* ops) {
   const MoeSizes z = sizes(d);
-  const double h = d.h, e = z.e, f = d.f_moe / d.t;
+  const double h = d.h, e = z.e, f = d.f_moe / d.etp;
   Op router = gemm_op("router", z.tokens, d.experts, h);
   router.linear = false;  // Megatron-Core keeps the router out of FP8
   ops->push_back(router);
@@ -173,7 +180,7 @@ void add_moe_mlp_forward(const LayerDims& d, std::vector<Op>* ops) {
 
 void add_moe_mlp_backward(const LayerDims& d, std::vector<Op>* ops) {
   const MoeSizes z = sizes(d);
-  const double h = d.h, e = z.e, f = d.f_moe / d.t;
+  const double h = d.h, e = z.e, f = d.f_moe / d.etp;
   const int overlap = shared_ops(d, true);
   if (overlap == 0) add_shared_backward(d, z, ops);
   ops->push_back(memory_op("unpermute_bwd", 2 * z.routed / d.t * h * e));

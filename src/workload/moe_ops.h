@@ -7,9 +7,10 @@
 // A MoE MLP, after the layer's pre-MLP norm (and the sequence-parallel all-gather, so each TP
 // rank sees the T = b s tokens of its micro-batch): the router GEMM (T x E x h) and its top-k
 // softmax; the permutation of the T k routed copies; the dispatch (alltoall: each TP rank
-// sends 1/t of the copies over the EP group, then the TP group all-gathers them; allgather:
-// every token is all-gathered over the EP group); the grouped expert GEMMs, E / EP experts of
-// m = EP T k / E x load tokens each, their weights split over t like a dense MLP's; the
+// sends 1/t of the copies over the EP group, then, with ETP = t > 1, the TP group all-gathers
+// them; allgather: every token is all-gathered over the EP group); the grouped expert GEMMs,
+// E / EP experts of m = EP ETP T k / (t E) x load tokens each, their weights split over
+// ETP = expert_tensor_parallel_size (1 or t); the
 // combine (the reverse collectives); the unpermutation; and the shared expert on all T tokens,
 // which Megatron-Core runs during the dispatch and combine with --moe-shared-expert-overlap.
 // The block's output is then reduced over TP by the layer's own collective, as a dense MLP's.
@@ -32,15 +33,16 @@ namespace trident {
 double moe_expert_load(const ModelSpec& model, const PlanSpec& plan);
 // Returns the busiest expert's tokens over the mean (the imbalance, capped by the capacity).
 double moe_busiest_expert_load(const PlanSpec& plan);
-// Returns the mean tokens one expert processes per micro-batch: EP x b x s x topk / E.
+// Returns the mean tokens one expert processes per micro-batch: EP ETP / t x b s / cp x
+// topk / E (EP b s topk / E with ETP = t and cp = 1).
 double moe_tokens_per_expert(const ModelSpec& model, const PlanSpec& plan);
 
 // Returns what a MoE layer keeps for backward beyond the dense layer_activation_bytes, per
 // micro-batch and TP rank (negative parts: the dense MLP's 16 s b h / t of Korthikanti et al.
-// that a MoE MLP does not keep): the routed copies at the experts' input, T k L h, their fc1
-// and activation outputs, T k L (g + 1) f_moe / t, the shared expert's, T (g + 1) f_s / t
-// (g = 2 with SwiGLU, else 1; 16-bit elements), and the fp32 routing probabilities, 4 T k.
-// Full recomputation keeps only the layer input: 0.
+// that a MoE MLP does not keep), with T = b s / cp: the routed copies at the experts' input,
+// ETP T k L h / t, their fc1 and activation outputs, T k L (g + 1) f_moe / t, the shared expert's,
+// T (g + 1) f_s / t (g = 2 with SwiGLU, else 1; 16-bit elements), and the fp32 routing
+// probabilities, 4 T k. Full recomputation keeps only the layer input: 0.
 double moe_activation_delta_bytes(const ModelSpec& model, const PlanSpec& plan);
 // Returns the dispatch and combine buffers of one MoE layer in flight on one TP rank: the
 // permuted copies sent and the copies received, 2 T k L h / t 16-bit elements (0 for a dense

@@ -350,9 +350,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       plan.recompute == Recompute::kFull ? moe_fwd : recompute_ops;
   const double ep = plan.expert_parallel;
   // A MoE layer's GPU holds the non-expert weights split over t, and E / EP experts, each
-  // split over t (expert_tensor_parallel_size = t).
+  // split over ETP (expert_tensor_parallel_size).
   const double moe_expert_params =
-      model.moe() ? model.num_experts / ep * routed_expert_params(model) / t : 0;
+      model.moe() ? model.num_experts / ep * routed_expert_params(model) / plan.expert_tensor() : 0;
   const double moe_layer_params =
       model.moe() ? (attention_params(model) + router_params(model) + shared_expert_params(model) +
                      (model.rms_norm ? 2 * h : 4 * h)) /
@@ -367,9 +367,10 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   // The output layer reuses the embedding matrix; on another stage it holds a copy.
   const bool output_copy = model.untie_embeddings_and_output_weights || p > 1;
   const double act_layer = layer_activation_bytes(model, plan, arch);
-  // With EP = 1 the expert-data-parallel group is the data-parallel group: the experts' gradients
-  // travel with the rest.
-  const double apart_params = plan.expert_parallel > 1 ? moe_expert_params : 0;
+  // With EP = 1 and ETP = t the expert-data-parallel group is the data-parallel group: the
+  // experts' gradients travel with the rest.
+  const bool experts_apart = plan.expert_parallel > 1 || plan.expert_tensor() != plan.tensor;
+  const double apart_params = experts_apart ? moe_expert_params : 0;
   const double act_moe = act_layer + moe_activation_delta_bytes(model, plan);
   const bool fp8 = plan.precision == Precision::kFp8;
   // Under fp8 the weights stay 16-bit (Megatron's parameters) and Transformer Engine adds FP8
@@ -447,6 +448,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         append_ops(moe ? moe_bwd : layer_bwd, cm, plan.tensor, layer, &ch.backward);
         // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
         grads_done(moe ? moe_layer_params - apart_params : per_layer_params, &ch.backward);
+        if (moe) ch.backward.segments.back().expert_grad_params += apart_params;
       }
       if (ch.has_embedding) {
         bwd_weights(embed);
@@ -473,7 +475,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     }
     const double params = st.params_per_gpu;
     // Expert weights: their gradients reduce and their optimizer state shards over the
-    // expert-data-parallel group (d / EP), the rest over d (Megatron-Core's expert DDP).
+    // expert-data-parallel group (t cp d / (EP ETP)), the rest over d cp (Megatron-Core's
+    // expert DDP).
     const double experts = st.expert_params_per_gpu, dense = params - experts;
     const double opt_share = plan.distributed_optimizer ? d : 1;
     const double grad_elem = grad_element_bytes(plan);

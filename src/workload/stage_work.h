@@ -37,6 +37,10 @@ struct Segment {
   // Backward passes: parameters whose gradients are complete once this segment ends (a layer's
   // backward ends here). Data-parallel gradient buckets fill from these.
   double grad_params = 0;
+  // MoE layers: their routed experts' parameters with complete gradients here, reduced over
+  // the expert-data-parallel group in buckets of their own (Megatron-Core's DDP keeps expert
+  // parameters in separate buckets, megatron/core/distributed/distributed_data_parallel.py).
+  double expert_grad_params = 0;
   // The layer whose collective closes this segment (or a kLayer* value).
   int layer = kLayerUnknown;
   // plan.tp_comm_overlap: how the collective runs beside overlap_s (a GEMM), in `tp_splits`

@@ -1,0 +1,54 @@
+#include "schedule/all_to_all_shortcut.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "schedule/expert_ranks.h"
+#include "schedule/rank_map.h"
+
+namespace trident {
+
+Shortcut decide_nic_all_to_all(const Scenario& sc, Fidelity fidelity) {
+  if (fidelity == Fidelity::kFull) return {false, "full fidelity: one flow per rank pair"};
+  const PlanSpec& plan = sc.plan;
+  if (!sc.model.moe() || plan.expert_parallel <= 1 ||
+      plan.moe_dispatcher != MoeDispatcher::kAllToAll) {
+    return {false, "no expert-parallel all-to-all"};
+  }
+  const NetworkSpec& net = sc.cluster.network;
+  if (net.topology != Topology::kSingleSwitch && net.oversubscription > 1) {
+    return {false, fmt::format("the fat tree is oversubscribed ({}:1): the fabric above the "
+                               "NICs may bottleneck the all-to-all's per-pair flows",
+                               net.oversubscription)};
+  }
+  // The fewest peers a member has in other islands, over the stage's expert groups.
+  const RankMap ranks(plan, sc.cluster);
+  const ExpertRanks experts(ranks, plan);
+  int remote = plan.expert_parallel;
+  const int block = plan.expert_parallel * plan.expert_tensor();
+  for (int r = 0; r < plan.tensor * plan.context * plan.data; r += block) {
+    for (int etp = 0; etp < plan.expert_tensor(); ++etp) {
+      const std::vector<int> g = experts.expert_group(r + etp, 0);
+      for (int member : g) {
+        int others = 0;
+        for (int gpu : g) others += ranks.island_of(gpu) != ranks.island_of(member) ? 1 : 0;
+        remote = std::min(remote, others);
+      }
+    }
+  }
+  if (remote < kNicAllToAllPeers) {
+    return {false, fmt::format("a member of an expert group has {} peers in other islands (fewer "
+                               "than {}): one flow per pair is cheap enough",
+                               remote, kNicAllToAllPeers)};
+  }
+  return {true, fmt::format(
+                    "every member of an expert group has at least {} peers in other islands, on "
+                    "a fabric without taper: its cross-island all-to-all traffic runs as one flow "
+                    "through its own NIC with the larger of its sent and received bytes (exact "
+                    "without competing traffic; under contention its NIC carries one all-to-all "
+                    "flow instead of one per remote peer)",
+                    kNicAllToAllPeers)};
+}
+
+}  // namespace trident

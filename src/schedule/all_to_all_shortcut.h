@@ -1,0 +1,26 @@
+// The fast-mode shortcut for expert-parallel all-to-alls (decided here, recorded by
+// decide_shortcuts): each member's traffic to other NVLink islands as one flow through its own
+// NIC (engine/all_to_all.h lower_all_to_all_via_nics) instead of one flow per remote peer.
+#ifndef TRIDENT_SCHEDULE_ALL_TO_ALL_SHORTCUT_H_
+#define TRIDENT_SCHEDULE_ALL_TO_ALL_SHORTCUT_H_
+
+#include "config/scenario.h"
+#include "schedule/shortcuts.h"
+
+namespace trident {
+
+// Members with fewer peers in other islands keep one flow per pair: the collapse saves little
+// there, and a NIC shared with other traffic splits its bandwidth by flow count (max-min), so
+// one collapsed flow competes less than its per-pair flows would.
+inline constexpr int kNicAllToAllPeers = 8;
+
+// Returns whether a step of `scenario` at `fidelity` collapses the all-to-alls' cross-island
+// flows per NIC, and why: taken in fast mode when the model's MoE layers run all-to-alls over
+// expert groups whose every member has at least kNicAllToAllPeers peers in other islands, on a
+// fabric without taper above the NICs (the per-pair flows' only shared links are then the two
+// NICs, which the collapsed flow loads alike).
+Shortcut decide_nic_all_to_all(const Scenario& scenario, Fidelity fidelity);
+
+}  // namespace trident
+
+#endif  // TRIDENT_SCHEDULE_ALL_TO_ALL_SHORTCUT_H_
