@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/plan_output.h"
 #include "cli/progress_line.h"
+#include "cli/sweep_manifest.h"
 #include "cli/sweep_points.h"
 #include "config/references.h"
 #include "config/scenario.h"
@@ -115,8 +116,8 @@ int run_plan_command(const std::vector<std::string>& args) {
       "explain", "also show how many candidates each rule pruned and how many were simulated")(
       "jobs,j", po::value(&jobs), "simulations at once (default: the number of CPUs)")(
       "shard", po::value(&shard_text),
-      "I/N: search only candidates whose enumeration index is I modulo N; the union of the "
-      "shards' top K (--format csv, joined and sorted by step) holds the whole space's top K");
+      "I/N: search only candidates whose enumeration index is I modulo N; `trident merge` "
+      "joins the shards' --format csv outputs into the whole space's top K");
   std::vector<std::string> positional;
   po::variables_map vm;
   if (!parse_command_line(args, opts, 1, "", &positional, &vm)) return 0;
@@ -255,6 +256,7 @@ int run_plan_command(const std::vector<std::string>& args) {
     PlanResult r = results[i];
     r.candidate = fitting[i].candidate;
     r.bound_s = fitting[i].bound.total_s;
+    r.index = fitting[i].index;
     out.ranked.push_back(r);
   }
   for (size_t i = 0; i < prefix; ++i) {
@@ -281,7 +283,20 @@ int run_plan_command(const std::vector<std::string>& args) {
   out.title = fmt::format("{} on {}: {} of {} GPUs, seq {}, global batch {}, {}", base.model.name,
                           base.cluster.name, plan_gpus, cluster_gpus, base.model.seq_length,
                           base.plan.global_batch_size, precision_name(base.plan.precision));
-  if (shard.count > 1) out.title += fmt::format(" (shard {}/{})", shard.index, shard.count);
+  if (shard.count > 1) {
+    out.title += fmt::format(" (shard {}/{})", shard.index, shard.count);
+    out.shard_index = shard.index;
+    out.shard_count = shard.count;
+    out.top = top;
+    // What must agree for shards to merge: the files read, every override and limit, the
+    // GPUs, the space's size and --top (the shard itself does not enter).
+    std::vector<std::string> inputs = overrides;
+    inputs.push_back(fmt::format("--gpus={} --top={}", plan_gpus, top));
+    for (const std::string& f : fixes) inputs.push_back("--fix=" + f);
+    out.fingerprint =
+        current_manifest(summary.enumerated, shard.index, shard.count, inputs, varies, "plan")
+            .fingerprint();
+  }
   out.fitting = static_cast<long long>(fitting.size());
   out.simulated = static_cast<long long>(prefix);
   out.explain = vm.count("explain") > 0;
