@@ -39,7 +39,8 @@ const char* kPlanHelp =
     "Finds the fastest plans that fit: enumerates tensor, pipeline and data parallel sizes,\n"
     "micro-batch size, schedule (1f1b, interleaved-1f1b) and virtual stages (an uneven layer\n"
     "split when layers do not divide), recompute, sequence parallelism, the distributed\n"
-    "optimizer, overlap_grad_reduce and placement, keeping only what Megatron-LM accepts\n"
+    "optimizer, overlap_grad_reduce and placement (with --wide also tp_comm_overlap,\n"
+    "overlap_param_gather and ZeRO-2/3 sharding), keeping only what Megatron-LM accepts\n"
     "(the same checks as `simulate`). A plan that does not fit in HBM (with the reserve) is\n"
     "never simulated; the rest are simulated in order of a step lower bound until the next\n"
     "bound exceeds the K-th best simulated step, so the top K is exact under trident's model\n"
@@ -114,6 +115,9 @@ int run_plan_command(const std::vector<std::string>& args) {
       "top", po::value(&top), "plans to rank and prove (default 10)")(
       "format", po::value(&format), "table (default), json or csv")(
       "explain", "also show how many candidates each rule pruned and how many were simulated")(
+      "wide",
+      "also search tp_comm_overlap, overlap_param_gather and the sharding strategies "
+      "optim_grads and optim_grads_params (slower: more candidates, dearer simulations)")(
       "jobs,j", po::value(&jobs), "simulations at once (default: the number of CPUs)")(
       "shard", po::value(&shard_text),
       "I/N: search only candidates whose enumeration index is I modulo N; `trident merge` "
@@ -204,7 +208,10 @@ int run_plan_command(const std::vector<std::string>& args) {
   context.cluster = &base.cluster;
   context.gpus = plan_gpus;
   context.base = base.plan;
+  context.wide = vm.count("wide") > 0;
   SpaceSummary summary = bound_space(base, context, limits, shard.index, shard.count, jobs);
+  const double bound_wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::vector<BoundedCandidate>& fitting = summary.fitting;
 
   // Simulate in bound order; a position is launched while it may still be needed, and the
@@ -291,7 +298,7 @@ int run_plan_command(const std::vector<std::string>& args) {
     // What must agree for shards to merge: the files read, every override and limit, the
     // GPUs, the space's size and --top (the shard itself does not enter).
     std::vector<std::string> inputs = overrides;
-    inputs.push_back(fmt::format("--gpus={} --top={}", plan_gpus, top));
+    inputs.push_back(fmt::format("--gpus={} --top={} --wide={}", plan_gpus, top, context.wide));
     for (const std::string& f : fixes) inputs.push_back("--fix=" + f);
     out.fingerprint =
         current_manifest(summary.enumerated, shard.index, shard.count, inputs, varies, "plan")
@@ -306,9 +313,10 @@ int run_plan_command(const std::vector<std::string>& args) {
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cerr << fmt::format(
-      "trident plan: {} candidates, {} simulated in {:.1f} s ({:.0f} "
-      "candidates/s)\n",
-      out.summary.enumerated, out.simulated, wall, wall > 0 ? out.summary.enumerated / wall : 0.0);
+      "trident plan: {} candidates (enumerated and bounded in {:.2f} s), {} simulated, in {:.1f} "
+      "s ({:.0f} candidates/s)\n",
+      out.summary.enumerated, bound_wall, out.simulated, wall,
+      wall > 0 ? out.summary.enumerated / wall : 0.0);
   if (!jobs_note.empty()) std::cerr << "trident plan: " << jobs_note << "\n";
   if (failed > 0) {
     std::cerr << "trident plan: " << failed << " simulation(s) failed; first: " << first_failure

@@ -150,16 +150,22 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
     const CollectiveOp reduce =
         plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
     double dp = 0;
-    if (!plan.overlap_grad_reduce) {
+    // Buckets reduced as they fill: under overlap_grad_reduce, and always with sharded
+    // gradients (the engine's async_dp_).
+    if (!plan.overlap_grad_reduce && !plan.shards_gradients()) {
       dp = dp_floor(reduce, st.grad_bytes, sc, one_per_island, dp_layout);
     } else if (const Instr* last = last_backward(programs[s]);
                last && last->microbatch == plan.num_microbatches - 1 && st.params_per_gpu > 0) {
       // Only the last bucket is sure to be exposed: it starts when the last backward ends.
       const double params = last_bucket_params(st, st.chunks[last->chunk].backward);
-      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, one_per_island, dp_layout);
+      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, one_per_island,
+                    dp_layout);
     }
-    if (plan.distributed_optimizer) {
-      dp += dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, one_per_island, dp_layout);
+    // The step's parameter all-gather: hidden behind the next step's forward under
+    // overlap_param_gather, and per layer (counted 0 here) with sharded weights.
+    if (plan.distributed_optimizer && !plan.overlap_param_gather && !plan.shards_params()) {
+      dp +=
+          dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, one_per_island, dp_layout);
     }
     tail[s] = dp + st.optimizer_s;
   }

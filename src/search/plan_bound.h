@@ -31,8 +31,11 @@ struct StepBound {
 // crossed stages s-1..0 back; then come stage 0's gradient reduction (when not overlapped,
 // the closed-form ring when every DP edge is a NIC-to-NIC flow of its own NIC's bandwidth,
 // else, for a group spanning islands, what each island must send through its NICs; only the
-// last bucket under overlap_grad_reduce), optimizer and parameter all-gather. The p2p transfers and
-// every wait count 0.
+// last bucket under overlap_grad_reduce or sharded gradients), optimizer and parameter
+// all-gather (none under overlap_param_gather, whose gathers hide behind the next forward, and
+// with sharded weights, whose per-layer gathers count 0). With tp_comm_overlap the passes'
+// closed form is the overlapped one (workload/tp_overlap.h), as the engine runs it. The p2p
+// transfers and every wait count 0.
 StepBound step_lower_bound(const Scenario& scenario, const Workload& workload,
                            const std::vector<StageProgram>& programs);
 

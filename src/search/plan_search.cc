@@ -78,8 +78,9 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
   std::unordered_map<std::string, int> failed_at;
   long long pruned = 0;
   std::string out;
-  // The workload does not depend on overlap_grad_reduce or placement, and candidates that
-  // differ only there are consecutive: reuse it.
+  // The workload does not depend on overlap_grad_reduce or placement (overlap_param_gather
+  // adds per-layer gather points), and candidates that differ only there are consecutive:
+  // reuse it.
   std::string last_key;
   Workload w;
   std::vector<StageProgram> programs;

@@ -259,6 +259,23 @@ std::vector<SearchDimension> build_dimensions() {
                  }
                  return "";
                }});
+  // TP communication overlapped with the GEMMs (Transformer Engine userbuffers): needs
+  // sequence parallelism and t > 1 (checks.cc, as Megatron asserts).
+  d.push_back({"plan.tp_comm_overlap",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 if (p.tensor < 2 || !p.sequence_parallel) return Values{"false"};
+                 if (c.wide) return kBools;
+                 return Values{c.base.tp_comm_overlap ? "true" : "false"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_bool(v, &p->tp_comm_overlap);
+               },
+               [](const SearchContext&, const PlanSpec& p) -> std::string {
+                 if (p.tp_comm_overlap && (p.tensor == 1 || !p.sequence_parallel)) {
+                   return "tp_comm_overlap needs sequence parallel and t > 1";
+                 }
+                 return "";
+               }});
   d.push_back({"plan.recompute",
                [](const SearchContext&, const PlanSpec&) {
                  return Values{"none", "selective", "full"};
@@ -267,30 +284,88 @@ std::vector<SearchDimension> build_dimensions() {
                  return parse_recompute(v, &p->recompute);
                },
                [](const SearchContext&, const PlanSpec&) { return std::string(); }});
-  // The distributed optimizer and overlapped gradient reduction act on the data-parallel
-  // group: the same plan at d = 1.
-  d.push_back({"plan.distributed_optimizer",
-               [](const SearchContext&, const PlanSpec& p) {
-                 return p.data > 1 ? kBools : Values{"false"};
+  // What data parallelism shards (Megatron-Core's data_parallel_sharding_strategy; the
+  // distributed optimizer is every strategy but no_shard): only over a data-parallel group
+  // (d * cp > 1, the dp-cp group that shards); experts refuse the gradient and weight shards
+  // (checks.cc), so those get no_shard and optim.
+  d.push_back({"plan.data_parallel_sharding_strategy",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 if (p.data_context() < 2) return Values{"no_shard"};
+                 if (c.model->moe() || !c.wide) return Values{"no_shard", "optim"};
+                 return Values{"no_shard", "optim", "optim_grads", "optim_grads_params"};
                },
                [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_bool(v, &p->distributed_optimizer);
+                 if (!parse_dp_sharding(v, &p->dp_sharding)) return false;
+                 p->distributed_optimizer = p->dp_sharding != DpSharding::kNoShard;
+                 return true;
                },
-               [](const SearchContext&, const PlanSpec& p) -> std::string {
-                 return p.distributed_optimizer && p.data == 1 ? "distributed optimizer needs d > 1"
-                                                               : "";
+               [](const SearchContext& c, const PlanSpec& p) -> std::string {
+                 if (p.dp_sharding == DpSharding::kNoShard) return "";
+                 if (p.data_context() < 2) return "sharding needs d * cp > 1";
+                 if (c.model->moe() && p.shards_gradients()) {
+                   return "experts: gradients and weights not sharded";
+                 }
+                 // Every micro-batch reduce-scatters (and gathers): the one rule of the table
+                 // that is trident's, not Megatron's (the checks' simulation-size limit).
+                 if (p.shards_gradients() &&
+                     !simulation_size_issues(p, *c.model, *c.cluster).empty()) {
+                   return "sharded gradients: simulation above trident's size limit";
+                 }
+                 return "";
                }});
+  // Overlapped gradient reduction acts on the data-parallel group: the same plan at d = 1.
+  // Megatron turns it on for optim_grads and optim_grads_params (megatron/training/
+  // arguments.py), so those take only true.
   d.push_back({"plan.overlap_grad_reduce",
                [](const SearchContext&, const PlanSpec& p) {
+                 if (p.shards_gradients()) return Values{"true"};
                  return p.data > 1 ? kBools : Values{"false"};
                },
                [](const std::string& v, const SearchContext&, PlanSpec* p) {
                  return parse_bool(v, &p->overlap_grad_reduce);
                },
                [](const SearchContext&, const PlanSpec& p) -> std::string {
-                 return p.overlap_grad_reduce && p.data == 1 ? "overlap_grad_reduce needs d > 1"
-                                                             : "";
+                 if (p.overlap_grad_reduce && p.data == 1 && !p.shards_gradients()) {
+                   return "overlap_grad_reduce needs d > 1";
+                 }
+                 if (!p.overlap_grad_reduce && p.shards_gradients()) {
+                   return "optim_grads(_params) overlap the gradient reduction";
+                 }
+                 return "";
                }});
+  // The parameter all-gather behind the next step's forward: Megatron asserts the distributed
+  // optimizer and overlap_grad_reduce for it, and sets it for optim_grads_params (whose
+  // weights are gathered per layer anyway: the one value true).
+  d.push_back({"plan.overlap_param_gather",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 if (p.shards_params()) return Values{"true"};
+                 if (!p.distributed_optimizer || !p.overlap_grad_reduce) return Values{"false"};
+                 if (c.wide) return kBools;
+                 return Values{c.base.overlap_param_gather ? "true" : "false"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_bool(v, &p->overlap_param_gather);
+               },
+               [](const SearchContext&, const PlanSpec& p) -> std::string {
+                 if (!p.overlap_param_gather) {
+                   return p.shards_params() ? "optim_grads_params overlaps the parameter gather"
+                                            : "";
+                 }
+                 if (!p.distributed_optimizer) return "overlap_param_gather needs dopt";
+                 if (!p.overlap_grad_reduce)
+                   return "overlap_param_gather needs overlap_grad_reduce";
+                 return "";
+               }});
+  // Gradients reduced in bf16 change the numerics, not only the speed: searched only when
+  // --vary names it; otherwise the base's value.
+  d.push_back({"plan.grad_reduce_in_bf16",
+               [](const SearchContext& c, const PlanSpec&) {
+                 return Values{c.base.grad_reduce_in_bf16 ? "true" : "false"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 return parse_bool(v, &p->grad_reduce_in_bf16);
+               },
+               [](const SearchContext&, const PlanSpec&) { return std::string(); }});
   // Placement: TP groups inside a node, then data or pipeline ranks next (Megatron's default
   // order tp-cp-ep-dp-pp is the first). Equivalent when d = 1 or p = 1.
   d.push_back({"plan.placement",
@@ -304,8 +379,6 @@ std::vector<SearchDimension> build_dimensions() {
                  return parse_placement(v, &p->placement);
                },
                [](const SearchContext&, const PlanSpec&) { return std::string(); }});
-  // Other engineers' fields (context parallel, expert parallel, TP communication overlap,
-  // parameter-gather overlap, sharding strategy) are each one more entry here.
   return d;
 }
 
@@ -382,7 +455,21 @@ std::vector<Candidate> enumerate_candidates(const SearchContext& context, const 
                                             EnumerationStats* stats) {
   const std::vector<SearchDimension>& dims = search_dimensions();
   Enumerator e{context, dims, std::vector<const Values*>(dims.size(), nullptr), stats, nullptr};
-  for (const auto& [key, values] : limits.values) {
+  // plan.distributed_optimizer is the alias of sharding strategies no_shard and optim.
+  SpaceLimits resolved = limits;
+  for (auto& [key, values] : resolved.values) {
+    if (key != "plan.distributed_optimizer") continue;
+    key = "plan.data_parallel_sharding_strategy";
+    for (std::string& v : values) {
+      bool on = false;
+      if (!parse_bool(v, &on)) {
+        throw ConfigError(SourceLocation{"--vary", 0, 0, "plan.distributed_optimizer"},
+                          "'" + v + "' is not a value of plan.distributed_optimizer");
+      }
+      v = on ? "optim" : "no_shard";
+    }
+  }
+  for (const auto& [key, values] : resolved.values) {
     const SearchDimension* dim = find_dimension(key);
     if (!dim) {
       std::string known;
@@ -411,6 +498,10 @@ std::vector<std::string> candidate_overrides(const Candidate& c) {
   for (size_t i = 0; i < dims.size() && i < c.values.size(); ++i) {
     out.push_back(dims[i].key + "=" + c.values[i]);
   }
+  // Derived from the sharding strategy; named so that a scenario saying
+  // distributed_optimizer does not contradict the strategy.
+  out.push_back(std::string("plan.distributed_optimizer=") +
+                (c.plan.distributed_optimizer ? "true" : "false"));
   out.push_back("plan.data_parallel=" + str(c.plan.data));
   out.push_back("plan.num_microbatches=" + str(c.plan.num_microbatches));
   if (!c.plan.pipeline_layers.empty()) {
@@ -431,8 +522,13 @@ std::string candidate_label(const Candidate& c) {
   if (!p.pipeline_layers.empty()) s += " uneven";
   s += std::string(" rc=") + recompute_name(p.recompute);
   if (p.sequence_parallel) s += " sp";
-  if (p.distributed_optimizer) s += " dopt";
+  if (p.tp_comm_overlap) s += " tpo";
+  if (p.dp_sharding == DpSharding::kOptim) s += " dopt";
+  if (p.dp_sharding == DpSharding::kOptimGrads) s += " dopt:grads";
+  if (p.dp_sharding == DpSharding::kOptimGradsParams) s += " dopt:params";
   if (p.overlap_grad_reduce) s += " ogr";
+  if (p.overlap_param_gather && !p.shards_params()) s += " opg";
+  if (p.grad_reduce_in_bf16) s += " bf16g";
   if (p.data > 1 && p.pipeline > 1) s += " " + placement_text(p.placement);
   return s;
 }
