@@ -85,6 +85,7 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
   Workload w;
   std::vector<StageProgram> programs;
   double margin = 0;
+  BoundMemo memo;  // one cluster for the whole block
   for (size_t k = begin; k < end; ++k) {
     const long i = order[k];
     const Candidate& c = all[i];
@@ -108,7 +109,7 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
       if (f == failed_at.end() || rank < f->second) failed_at[family] = rank;
       continue;
     }
-    const StepBound b = step_lower_bound(sc, w, programs);
+    const StepBound b = step_lower_bound(sc, w, programs, &memo);
     out += fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}\n", i, margin, b.total_s,
                        b.compute_s, b.pipeline_s, b.dp_s);
   }
