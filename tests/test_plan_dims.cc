@@ -1,4 +1,4 @@
-// The overlap and sharding fields of the plan space (src/search/plan_space.cc):
+// The overlap and sharding fields of the plan space (src/search/plan_dimensions.cc):
 // tp_comm_overlap, overlap_param_gather and data_parallel_sharding_strategy follow Megatron's
 // rules, load as `simulate --set` loads them, and are searched in full only with `wide`.
 #include <catch2/catch.hpp>
