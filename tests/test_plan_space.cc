@@ -58,6 +58,9 @@ TEST_CASE("every candidate of the plan space loads and validates as simulate loa
       CHECK(sc.plan.pipeline_layers == c.plan.pipeline_layers);
       CHECK(sc.plan.schedule == c.plan.schedule);
       CHECK(sc.plan.placement == c.plan.placement);
+      CHECK(sc.plan.dp_sharding == c.plan.dp_sharding);
+      CHECK(sc.plan.tp_comm_overlap == c.plan.tp_comm_overlap);
+      CHECK(sc.plan.overlap_param_gather == c.plan.overlap_param_gather);
       // Megatron's rules, restated: heads and query groups over t, the batch over mbs * d,
       // interleaving with m a multiple of p.
       CHECK(base.model.num_attention_heads % c.plan.tensor == 0);

@@ -4,6 +4,8 @@
     r = trident.simulate("llama3-70b-dgx-h100", sets={"cluster": "hgx-b200"})
     r["step_time_s"], r["mfu"]
     rows = trident.sweep("llama3-70b-dgx-h100", vary={"plan.micro_batch_size": [1, 2]}, jobs=2)
+    best = trident.plan(cluster="dgx-h100", model="llama3-8b", nodes=1, seq=4096,
+                        global_batch=128, top=3)[0]
 
 Scenarios, clusters and models are paths or library names (`trident list`). Every
 simulation runs in its own child process, as the command line does (SimGrid runs one engine
@@ -30,7 +32,7 @@ class ConfigError(ValueError):
 
 from . import _trident  # noqa: E402  (needs ConfigError defined)
 
-__all__ = ["ConfigError", "simulate", "sweep", "compare", "validate", "binary"]
+__all__ = ["ConfigError", "simulate", "sweep", "compare", "plan", "validate", "binary"]
 
 
 def binary():
@@ -145,3 +147,44 @@ def compare(scenario, variants, sets=None, jobs=None, fidelity=None):
     if fidelity:
         args += ["--fidelity", fidelity]
     return _rows(json.loads(_run_cli(args))["variants"])
+
+
+def plan(scenario=None, cluster=None, model=None, nodes=None, gpus=None, seq=None,
+         global_batch=None, precision=None, top=None, fix=None, vary=None, sets=None,
+         jobs=None, wide=False, allow_partial=False, shard=None):
+    """Searches the fastest plans that fit, as `trident plan` does: around `scenario` (a path
+    or library name), or for `cluster` and `model` (library names or paths) with `nodes` or
+    `gpus`, `seq`, `global_batch` and `precision`. `fix` pins searched fields
+    ({"plan.schedule": "1f1b"}), `vary` limits them ({"plan.tensor_parallel": [4, 8]}),
+    `sets` overrides other settings, `wide` also searches tp_comm_overlap,
+    overlap_param_gather and ZeRO-2/3 sharding, `shard` is "I/N". Returns the ranked plans,
+    fastest first, as dicts with the keys of `trident plan --format json`'s `plans` (plan,
+    set, step_time_s, step_lower_bound_s, tokens_per_s, mfu, peak_memory_gib,
+    memory_margin_gib, tp/pp/dp_comm_exposed_s, bubble_fraction). Bad input raises
+    ConfigError."""
+    import json
+
+    if scenario is not None:
+        validate(scenario, sets)  # bad input raises ConfigError with its location
+        args = ["plan", str(scenario)]
+    else:
+        args = ["plan"]
+    named = [("--cluster", cluster), ("--model", model), ("--nodes", nodes), ("--gpus", gpus),
+             ("--seq", seq), ("--global-batch", global_batch), ("--precision", precision),
+             ("--top", top), ("--jobs", jobs), ("--shard", shard)]
+    for flag, value in named:
+        if value is not None:
+            args += [flag, str(value)]
+    for key, value in (fix or {}).items():
+        args += ["--fix", "%s=%s" % (key, _value_text(value))]
+    for key, values in (vary or {}).items():
+        if not isinstance(values, (list, tuple)):
+            values = [values]
+        args += ["--vary", "%s=%s" % (key, ",".join(_value_text(v) for v in values))]
+    for s in _set_list(sets):
+        args += ["--set", s]
+    if wide:
+        args.append("--wide")
+    if allow_partial:
+        args.append("--allow-partial")
+    return json.loads(_run_cli(args + ["--format", "json"]))["plans"]

@@ -13,6 +13,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/plan_merge.h"
 #include "cli/sweep_csv.h"
 #include "cli/sweep_manifest.h"
 #include "core/errors.h"
@@ -57,12 +58,22 @@ int run_merge_command(const std::vector<std::string>& args) {
       "unsharded sweep writes: one header, the rows of every file sorted by their point index.\n"
       "The files must come from the same sweep (same header); a point in two files must have\n"
       "the same row in both. It is an error when a file ends in a torn row (rerun that shard\n"
-      "with --resume) or when points are missing between the first and the last.\n\noptions");
+      "with --resume) or when points are missing between the first and the last.\n"
+      "Given the CSV files of `trident plan --shard I/N --format csv` (every shard of one\n"
+      "search), prints the CSV of the unsharded search: the best --top rows of the "
+      "union.\n\noptions");
   opts.add_options()("help,h", "show this help");
   std::vector<std::string> files;
   po::variables_map vm;
   if (!parse_command_line(args, opts, -1, "missing FILE arguments (the shards' CSV files)", &files,
                           &vm)) {
+    return 0;
+  }
+  if (!files.empty() && is_plan_csv(read_shard_file(files.front()))) {
+    // Shards of `trident plan --shard I/N --format csv`: the best K of their union.
+    std::vector<std::pair<std::string, std::string>> texts;
+    for (const std::string& file : files) texts.emplace_back(file, read_shard_file(file));
+    std::cout << merge_plan_shards(texts);
     return 0;
   }
 

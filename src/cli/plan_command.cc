@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/plan_output.h"
 #include "cli/progress_line.h"
+#include "cli/sweep_manifest.h"
 #include "cli/sweep_points.h"
 #include "config/references.h"
 #include "config/scenario.h"
@@ -38,7 +39,8 @@ const char* kPlanHelp =
     "Finds the fastest plans that fit: enumerates tensor, pipeline and data parallel sizes,\n"
     "micro-batch size, schedule (1f1b, interleaved-1f1b) and virtual stages (an uneven layer\n"
     "split when layers do not divide), recompute, sequence parallelism, the distributed\n"
-    "optimizer, overlap_grad_reduce and placement, keeping only what Megatron-LM accepts\n"
+    "optimizer, overlap_grad_reduce and placement (with --wide also tp_comm_overlap,\n"
+    "overlap_param_gather and ZeRO-2/3 sharding), keeping only what Megatron-LM accepts\n"
     "(the same checks as `simulate`). A plan that does not fit in HBM (with the reserve) is\n"
     "never simulated; the rest are simulated in order of a step lower bound until the next\n"
     "bound exceeds the K-th best simulated step, so the top K is exact under trident's model\n"
@@ -113,10 +115,13 @@ int run_plan_command(const std::vector<std::string>& args) {
       "top", po::value(&top), "plans to rank and prove (default 10)")(
       "format", po::value(&format), "table (default), json or csv")(
       "explain", "also show how many candidates each rule pruned and how many were simulated")(
+      "wide",
+      "also search tp_comm_overlap, overlap_param_gather and the sharding strategies "
+      "optim_grads and optim_grads_params (slower: more candidates, dearer simulations)")(
       "jobs,j", po::value(&jobs), "simulations at once (default: the number of CPUs)")(
       "shard", po::value(&shard_text),
-      "I/N: search only candidates whose enumeration index is I modulo N; the union of the "
-      "shards' top K (--format csv, joined and sorted by step) holds the whole space's top K");
+      "I/N: search only candidates whose enumeration index is I modulo N; `trident merge` "
+      "joins the shards' --format csv outputs into the whole space's top K");
   std::vector<std::string> positional;
   po::variables_map vm;
   if (!parse_command_line(args, opts, 1, "", &positional, &vm)) return 0;
@@ -203,7 +208,10 @@ int run_plan_command(const std::vector<std::string>& args) {
   context.cluster = &base.cluster;
   context.gpus = plan_gpus;
   context.base = base.plan;
+  context.wide = vm.count("wide") > 0;
   SpaceSummary summary = bound_space(base, context, limits, shard.index, shard.count, jobs);
+  const double bound_wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::vector<BoundedCandidate>& fitting = summary.fitting;
 
   // Simulate in bound order; a position is launched while it may still be needed, and the
@@ -255,6 +263,7 @@ int run_plan_command(const std::vector<std::string>& args) {
     PlanResult r = results[i];
     r.candidate = fitting[i].candidate;
     r.bound_s = fitting[i].bound.total_s;
+    r.index = fitting[i].index;
     out.ranked.push_back(r);
   }
   for (size_t i = 0; i < prefix; ++i) {
@@ -281,7 +290,20 @@ int run_plan_command(const std::vector<std::string>& args) {
   out.title = fmt::format("{} on {}: {} of {} GPUs, seq {}, global batch {}, {}", base.model.name,
                           base.cluster.name, plan_gpus, cluster_gpus, base.model.seq_length,
                           base.plan.global_batch_size, precision_name(base.plan.precision));
-  if (shard.count > 1) out.title += fmt::format(" (shard {}/{})", shard.index, shard.count);
+  if (shard.count > 1) {
+    out.title += fmt::format(" (shard {}/{})", shard.index, shard.count);
+    out.shard_index = shard.index;
+    out.shard_count = shard.count;
+    out.top = top;
+    // What must agree for shards to merge: the files read, every override and limit, the
+    // GPUs, the space's size and --top (the shard itself does not enter).
+    std::vector<std::string> inputs = overrides;
+    inputs.push_back(fmt::format("--gpus={} --top={} --wide={}", plan_gpus, top, context.wide));
+    for (const std::string& f : fixes) inputs.push_back("--fix=" + f);
+    out.fingerprint =
+        current_manifest(summary.enumerated, shard.index, shard.count, inputs, varies, "plan")
+            .fingerprint();
+  }
   out.fitting = static_cast<long long>(fitting.size());
   out.simulated = static_cast<long long>(prefix);
   out.explain = vm.count("explain") > 0;
@@ -291,9 +313,10 @@ int run_plan_command(const std::vector<std::string>& args) {
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cerr << fmt::format(
-      "trident plan: {} candidates, {} simulated in {:.1f} s ({:.0f} "
-      "candidates/s)\n",
-      out.summary.enumerated, out.simulated, wall, wall > 0 ? out.summary.enumerated / wall : 0.0);
+      "trident plan: {} candidates (enumerated and bounded in {:.2f} s), {} simulated, in {:.1f} "
+      "s ({:.0f} candidates/s)\n",
+      out.summary.enumerated, bound_wall, out.simulated, wall,
+      wall > 0 ? out.summary.enumerated / wall : 0.0);
   if (!jobs_note.empty()) std::cerr << "trident plan: " << jobs_note << "\n";
   if (failed > 0) {
     std::cerr << "trident plan: " << failed << " simulation(s) failed; first: " << first_failure

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/plan_merge.h"
 #include "cli/sweep_csv.h"
 
 namespace trident {
@@ -136,6 +137,14 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
     for (size_t i = 0; i < out.ranked.size(); ++i)
       text += row(std::to_string(i + 1), out.ranked[i]);
     if (out.given) text += row("given", *out.given);
+    if (out.shard_count > 1) {
+      std::vector<PlanShardRow> rows;
+      for (size_t i = 0; i < out.ranked.size(); ++i) {
+        const PlanResult& r = out.ranked[i];
+        rows.push_back({static_cast<int>(i + 1), r.index, r.step_time_s, r.bound_s});
+      }
+      text += plan_shard_trailer(out.shard_index, out.shard_count, out.top, out.fingerprint, rows);
+    }
     return text;
   }
   std::string text = "trident plan: " + out.title + "\n";

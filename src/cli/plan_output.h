@@ -16,6 +16,7 @@ namespace trident {
 // One simulated plan: the candidate and what its report said.
 struct PlanResult {
   Candidate candidate;
+  long index = 0;  // enumeration index (the tie-break of equal steps and bounds)
   double bound_s = 0;
   double step_time_s = 0;
   double tokens_per_s = 0;
@@ -42,6 +43,11 @@ struct PlanSearchOutput {
   double wall_s = 0;                // measured by the command (not printed in JSON/CSV)
   std::optional<PlanResult> given;  // the scenario's own plan, simulated, when searching one
   bool explain = false;
+  // --shard I/N with N > 1: the CSV ends with the trailer `trident merge` reads
+  // (cli/plan_merge.h): the shard, --top and the inputs' fingerprint.
+  int shard_index = 0, shard_count = 1;
+  int top = 0;
+  std::string fingerprint;
 };
 
 // Returns "WINNER is X s (Y %) faster than the runner-up: less bubble (−A s), ..." naming the
@@ -49,7 +55,8 @@ struct PlanSearchOutput {
 std::string why_winner(const std::vector<PlanResult>& ranked);
 
 // Returns the output in `format` (table: aligned columns and the why line; json: one object;
-// csv: a header and one row per plan, the searched keys as columns).
+// csv: a header and one row per plan, the searched keys as columns, then a sharded search's
+// trailer).
 std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format);
 
 }  // namespace trident

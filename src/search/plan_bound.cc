@@ -7,29 +7,24 @@
 
 #include "schedule/rank_map.h"
 #include "workload/collective_time.h"
+#include "workload/tp_overlap.h"
 
 namespace trident {
 namespace {
 
-// How a TP or DP group lies over NVLink islands: `islands` it spans, `per_island` members in
-// each and `nics` distinct NICs those members use (GPU i of a node uses NIC i mod
-// nics_per_node), the fewest over its islands.
-struct TpLayout {
-  int islands = 1;
-  int per_island = 1;
-  int nics = 1;
-};
+using TpLayout = GroupLayout;
 
-TpLayout group_layout(const Scenario& sc, const RankMap& ranks, const std::vector<int>& group) {
+TpLayout group_layout(const ClusterSpec& cluster, const RankMap& ranks,
+                      const std::vector<int>& group) {
   TpLayout out;
   std::map<int, std::set<int>> nics_by_island;
   std::map<int, int> members;
-  const int gpn = sc.cluster.gpus_per_node;
+  const int gpn = cluster.gpus_per_node;
   for (int gpu : group) {
     const int island = ranks.island_of(gpu);
     ++members[island];
-    nics_by_island[island].insert((gpu / gpn) * sc.cluster.network.nics_per_node +
-                                  (gpu % gpn) % sc.cluster.network.nics_per_node);
+    nics_by_island[island].insert((gpu / gpn) * cluster.network.nics_per_node +
+                                  (gpu % gpn) % cluster.network.nics_per_node);
   }
   out.islands = static_cast<int>(members.size());
   out.per_island = members.begin()->second;
@@ -60,12 +55,36 @@ double spanning_collective_floor(CollectiveOp op, double bytes, int n, const Sce
   return std::max(network, member);
 }
 
+// fuse_pass(pass, t, cluster).duration, with the island closed forms taken from `memo`: the
+// same operations in the same order (fuse_segment, segment_overlap), so the same double.
+double fused_duration(const Pass& pass, int t, const ClusterSpec& cluster, BoundMemo* memo) {
+  double duration = 0;
+  for (const Segment& seg : pass.segments) {
+    if (seg.tp_bytes <= 0 || t < 2) {
+      duration += seg.compute_s + seg.overlap_s;
+      continue;
+    }
+    const double comm = memo->island_time(seg.tp_op, t, seg.tp_bytes, cluster);
+    const double chunk =
+        seg.tp_overlap == TpOverlap::kPipeline
+            ? memo->island_time(seg.tp_op, t, seg.tp_bytes / seg.tp_splits, cluster)
+            : 0;
+    const OverlapSpan span = overlap_span(seg.tp_overlap, t, seg.tp_splits, comm, chunk,
+                                          seg.overlap_s * seg.overlap_stretch);
+    duration += seg.compute_s + std::max(span.duration, seg.overlap_s);
+  }
+  return duration;
+}
+
 // The shortest time the engine can give a pass: its compute, and its TP collectives. Inside
 // an island, their closed form (fused_tp runs exactly this; flows that share links take
 // longer); across islands, the floor above, beside the compute that overlaps them.
-double pass_floor(const Pass& pass, const Scenario& sc, const TpLayout& layout) {
+double pass_floor(const Pass& pass, const Scenario& sc, const TpLayout& layout, BoundMemo* memo) {
   if (sc.plan.tensor == 1) return pass.compute_s;
-  if (layout.islands == 1) return fuse_pass(pass, sc.plan.tensor, sc.cluster).duration;
+  if (layout.islands == 1) {
+    return memo ? fused_duration(pass, sc.plan.tensor, sc.cluster, memo)
+                : fuse_pass(pass, sc.plan.tensor, sc.cluster).duration;
+  }
   double total = 0;
   for (const Segment& seg : pass.segments) {
     const double comm = seg.tp_bytes > 0 ? spanning_collective_floor(seg.tp_op, seg.tp_bytes,
@@ -125,21 +144,49 @@ const Instr* last_backward(const StageProgram& program) {
 
 }  // namespace
 
+double BoundMemo::island_time(CollectiveOp op, int t, double bytes, const ClusterSpec& cluster) {
+  const auto key = std::make_tuple(static_cast<int>(op), t, bytes);
+  const auto it = island_.find(key);
+  if (it != island_.end()) return it->second;
+  const double time = island_collective_time(op, t, bytes, cluster);
+  island_.emplace(key, time);
+  return time;
+}
+
+const PlanLayouts& BoundMemo::layouts(const PlanSpec& plan, const ClusterSpec& cluster) {
+  // What RankMap reads of the plan.
+  std::vector<int> key = {plan.tensor,         plan.context,         plan.pipeline,
+                          plan.data,           plan.expert_parallel, plan.expert_tensor_parallel,
+                          plan.gpus_per_island};
+  for (ParallelDim d : plan.placement) key.push_back(static_cast<int>(d));
+  const auto it = layouts_.find(key);
+  if (it != layouts_.end()) return it->second;
+  const RankMap ranks(plan, cluster);
+  PlanLayouts out;
+  out.tensor = group_layout(cluster, ranks, ranks.tensor_group(0, 0));
+  out.data_one_per_island = ranks.data_groups_one_per_island();
+  for (int s = 0; s < plan.pipeline; ++s) {
+    out.data.push_back(group_layout(cluster, ranks, ranks.data_group(0, s)));
+  }
+  return layouts_.emplace(key, std::move(out)).first->second;
+}
+
 StepBound step_lower_bound(const Scenario& sc, const Workload& w,
-                           const std::vector<StageProgram>& programs) {
+                           const std::vector<StageProgram>& programs, BoundMemo* memo) {
+  BoundMemo local;  // without a memo: fuse_pass itself, and this candidate's layouts
   const PlanSpec& plan = sc.plan;
   const int p = plan.pipeline;
-  const RankMap ranks(plan, sc.cluster);
-  const TpLayout layout = group_layout(sc, ranks, ranks.tensor_group(0, 0));
-  const bool one_per_island = ranks.data_groups_one_per_island();
+  const PlanLayouts& layouts = (memo ? memo : &local)->layouts(plan, sc.cluster);
+  const TpLayout& layout = layouts.tensor;
+  const bool one_per_island = layouts.data_one_per_island;
   std::vector<double> first_fwd(p), first_bwd(p), busy(p), tail(p);
   for (int s = 0; s < p; ++s) {
     const StageWork& st = w.stages[s];
-    const TpLayout dp_layout = group_layout(sc, ranks, ranks.data_group(0, s));
+    const TpLayout& dp_layout = layouts.data[s];
     double per_microbatch = 0;
     for (size_t c = 0; c < st.chunks.size(); ++c) {
-      const double fwd = pass_floor(st.chunks[c].forward, sc, layout);
-      const double bwd = pass_floor(st.chunks[c].backward, sc, layout);
+      const double fwd = pass_floor(st.chunks[c].forward, sc, layout, memo);
+      const double bwd = pass_floor(st.chunks[c].backward, sc, layout, memo);
       if (c == 0) {
         first_fwd[s] = fwd;
         first_bwd[s] = bwd;
@@ -150,16 +197,22 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
     const CollectiveOp reduce =
         plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
     double dp = 0;
-    if (!plan.overlap_grad_reduce) {
+    // Buckets reduced as they fill: under overlap_grad_reduce, and always with sharded
+    // gradients (the engine's async_dp_).
+    if (!plan.overlap_grad_reduce && !plan.shards_gradients()) {
       dp = dp_floor(reduce, st.grad_bytes, sc, one_per_island, dp_layout);
     } else if (const Instr* last = last_backward(programs[s]);
                last && last->microbatch == plan.num_microbatches - 1 && st.params_per_gpu > 0) {
       // Only the last bucket is sure to be exposed: it starts when the last backward ends.
       const double params = last_bucket_params(st, st.chunks[last->chunk].backward);
-      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, one_per_island, dp_layout);
+      dp = dp_floor(reduce, params * st.grad_bytes / st.params_per_gpu, sc, one_per_island,
+                    dp_layout);
     }
-    if (plan.distributed_optimizer) {
-      dp += dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, one_per_island, dp_layout);
+    // The step's parameter all-gather: hidden behind the next step's forward under
+    // overlap_param_gather, and per layer (counted 0 here) with sharded weights.
+    if (plan.distributed_optimizer && !plan.overlap_param_gather && !plan.shards_params()) {
+      dp +=
+          dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, one_per_island, dp_layout);
     }
     tail[s] = dp + st.optimizer_s;
   }

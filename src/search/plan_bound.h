@@ -4,6 +4,8 @@
 #ifndef TRIDENT_SEARCH_PLAN_BOUND_H_
 #define TRIDENT_SEARCH_PLAN_BOUND_H_
 
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "config/scenario.h"
@@ -31,10 +33,48 @@ struct StepBound {
 // crossed stages s-1..0 back; then come stage 0's gradient reduction (when not overlapped,
 // the closed-form ring when every DP edge is a NIC-to-NIC flow of its own NIC's bandwidth,
 // else, for a group spanning islands, what each island must send through its NICs; only the
-// last bucket under overlap_grad_reduce), optimizer and parameter all-gather. The p2p transfers and
-// every wait count 0.
+// last bucket under overlap_grad_reduce or sharded gradients), optimizer and parameter
+// all-gather (none under overlap_param_gather, whose gathers hide behind the next forward, and
+// with sharded weights, whose per-layer gathers count 0). With tp_comm_overlap the passes'
+// closed form is the overlapped one (workload/tp_overlap.h), as the engine runs it. The p2p
+// transfers and every wait count 0.
+//
+// `memo`, when given, keeps what the bounds of one search compute again and again (the
+// in-island closed forms of TP collectives, the groups' layouts over islands); it changes
+// no result. Requires: every call with the same memo has the same cluster.
+class BoundMemo;
 StepBound step_lower_bound(const Scenario& scenario, const Workload& workload,
-                           const std::vector<StageProgram>& programs);
+                           const std::vector<StageProgram>& programs, BoundMemo* memo = nullptr);
+
+// How a TP or DP group lies over NVLink islands: `islands` it spans, `per_island` members in
+// each and `nics` distinct NICs those members use (GPU i of a node uses NIC i mod
+// nics_per_node), the fewest over its islands.
+struct GroupLayout {
+  int islands = 1;
+  int per_island = 1;
+  int nics = 1;
+};
+
+// The layouts step_lower_bound reads from a plan's rank map: its first TP group's, each
+// stage's first DP group's, and whether every DP ring edge is a NIC-to-NIC flow.
+struct PlanLayouts {
+  GroupLayout tensor;
+  std::vector<GroupLayout> data;  // per pipeline stage
+  bool data_one_per_island = false;
+};
+
+class BoundMemo {
+ public:
+  // Returns island_collective_time(op, t, bytes, cluster), computed once per key.
+  double island_time(CollectiveOp op, int t, double bytes, const ClusterSpec& cluster);
+  // Returns the layouts of `plan` on `cluster`, computed once per plan shape (sizes,
+  // placement, islands used).
+  const PlanLayouts& layouts(const PlanSpec& plan, const ClusterSpec& cluster);
+
+ private:
+  std::map<std::tuple<int, int, double>, double> island_;
+  std::map<std::vector<int>, PlanLayouts> layouts_;
+};
 
 }  // namespace trident
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <queue>
 #include <sstream>
 #include <stdexcept>
@@ -78,12 +79,16 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
   std::unordered_map<std::string, int> failed_at;
   long long pruned = 0;
   std::string out;
-  // The workload does not depend on overlap_grad_reduce or placement, and candidates that
-  // differ only there are consecutive: reuse it.
+  // The workload does not depend on overlap_grad_reduce or placement (overlap_param_gather
+  // adds per-layer gather points), and candidates that differ only there are consecutive:
+  // reuse it.
   std::string last_key;
   Workload w;
-  std::vector<StageProgram> programs;
+  // Programs depend on few plan fields (schedule/program.cc): keep them by those.
+  std::map<std::vector<int>, std::vector<StageProgram>> programs_memo;
+  const std::vector<StageProgram>* programs = nullptr;
   double margin = 0;
+  BoundMemo memo;  // one cluster for the whole block
   for (size_t k = begin; k < end; ++k) {
     const long i = order[k];
     const Candidate& c = all[i];
@@ -97,8 +102,22 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
     const Scenario sc = with_plan(base, c.plan);
     const std::string key = family_key(c.values, {ogr, placement});
     if (key != last_key) {
-      programs = build_programs(sc.plan);
-      w = build_workload(sc, programs);
+      const PlanSpec& p = sc.plan;
+      const bool interleaved = p.schedule == ScheduleKind::kInterleaved1F1B;
+      const std::vector<int> program_key = {
+          p.pipeline,
+          p.num_microbatches,
+          static_cast<int>(p.schedule),
+          interleaved ? p.virtual_stages : 1,
+          p.data_context() > 1,
+          p.distributed_optimizer && !p.overlap_param_gather && !p.shards_params()};
+      auto found = programs_memo.find(program_key);
+      if (found == programs_memo.end()) {
+        if (programs_memo.size() >= 512) programs_memo.clear();  // bounded memory
+        found = programs_memo.emplace(program_key, build_programs(p)).first;
+      }
+      programs = &found->second;
+      w = build_workload(sc, *programs);
       margin = memory_margin_bytes(sc.cluster, w);
       last_key = key;
     }
@@ -107,7 +126,7 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
       if (f == failed_at.end() || rank < f->second) failed_at[family] = rank;
       continue;
     }
-    const StepBound b = step_lower_bound(sc, w, programs);
+    const StepBound b = step_lower_bound(sc, w, *programs, &memo);
     out += fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}\n", i, margin, b.total_s,
                        b.compute_s, b.pipeline_s, b.dp_s);
   }

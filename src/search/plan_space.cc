@@ -1,12 +1,10 @@
-// The searched plan fields, their candidates and the Megatron-LM rules that admit them.
+// The enumeration of the plan space over the table of plan_dimensions.cc, and candidates'
+// overrides and labels.
 #include "search/plan_space.h"
 
-#include <algorithm>
-#include <numeric>
-
 #include "config/checks.h"
-#include "config/pipeline_split.h"
 #include "core/errors.h"
+#include "search/plan_dimensions.h"
 
 namespace trident {
 namespace {
@@ -15,318 +13,11 @@ using Values = std::vector<std::string>;
 
 std::string str(int v) { return std::to_string(v); }
 
-// Divisors of n in increasing order.
-std::vector<int> divisors(int n) {
-  std::vector<int> out;
-  for (int k = 1; k <= n; ++k) {
-    if (n % k == 0) out.push_back(k);
-  }
-  return out;
-}
-
-bool parse_int(const std::string& text, int* out) {
-  try {
-    size_t used = 0;
-    const long v = std::stol(text, &used);
-    if (used != text.size() || v < 1 || v > 1000000000) return false;
-    *out = static_cast<int>(v);
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-bool parse_bool(const std::string& text, bool* out) {
-  if (text == "true") return *out = true, true;
-  if (text == "false") return *out = false, true;
-  return false;
-}
-
-const Values kBools = {"false", "true"};
-
 std::string placement_text(const std::vector<ParallelDim>& p) {
   std::string out = "[";
   for (size_t i = 0; i < p.size(); ++i)
     out += (i ? ", " : "") + std::string(parallel_dim_name(p[i]));
   return out + "]";
-}
-
-bool parse_placement(std::string text, std::vector<ParallelDim>* out) {
-  text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
-  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
-  std::vector<ParallelDim> p;
-  const std::string body = text.substr(1, text.size() - 2);
-  for (size_t start = 0; start <= body.size();) {
-    size_t comma = body.find(',', start);
-    if (comma == std::string::npos) comma = body.size();
-    const std::string name = body.substr(start, comma - start);
-    start = comma + 1;
-    ParallelDim dim;
-    if (!parse_parallel_dim(name, &dim)) return false;
-    if (std::find(p.begin(), p.end(), dim) != p.end()) return false;
-    p.push_back(dim);
-  }
-  if (p.size() < 3) return false;
-  *out = full_placement(p);
-  return true;
-}
-
-// Sets the layer split: even when p * v divides the layers, else Megatron-style balanced
-// (config/pipeline_split.h), which plan_issues accepts as plan.pipeline_layers.
-void set_layer_split(const SearchContext& c, PlanSpec* p) {
-  const int layers = c.model->num_layers;
-  const int stages = p->pipeline * p->virtual_stages;
-  p->pipeline_layers.clear();
-  if (stages <= layers && layers % stages != 0) {
-    p->pipeline_layers = balanced_split(layers, p->pipeline, p->virtual_stages);
-  }
-}
-
-std::vector<SearchDimension> build_dimensions() {
-  std::vector<SearchDimension> d;
-  // Tensor parallel: divides heads and query groups (Megatron-Core's attention splits both
-  // over t) and the GPUs; the table stops at two NVLink islands (TP collectives cross the
-  // network on every layer past that; --vary reaches further).
-  d.push_back({"plan.tensor_parallel",
-               [](const SearchContext& c, const PlanSpec&) {
-                 Values out;
-                 const int heads =
-                     std::gcd(c.model->num_attention_heads, c.model->num_query_groups);
-                 for (int t : divisors(c.gpus)) {
-                   if (heads % t == 0 && t <= 2 * c.cluster->nvlink.island_size)
-                     out.push_back(str(t));
-                 }
-                 return out;
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_int(v, &p->tensor);
-               },
-               [](const SearchContext& c, const PlanSpec& p) -> std::string {
-                 if (c.gpus % p.tensor != 0) return "t divides the GPUs";
-                 if (c.model->num_attention_heads % p.tensor != 0)
-                   return "attention heads divisible by t";
-                 if (c.model->num_query_groups % p.tensor != 0)
-                   return "query groups divisible by t";
-                 return "";
-               }});
-  // Context parallel (Megatron-Core's ring attention, p2p): powers of two whose ranks keep at
-  // least 4096 tokens each and split the sequence into 2 cp chunks; dense models only (experts
-  // with context parallelism are not modelled). Searched from cp = 1 up.
-  d.push_back({"plan.context_parallel",
-               [](const SearchContext& c, const PlanSpec& p) {
-                 Values out = {"1"};
-                 const int seq = c.model->seq_length;
-                 for (int cp = 2; !c.model->moe() && seq / cp >= 4096; cp *= 2) {
-                   if (seq % (2 * cp) == 0 && (c.gpus / p.tensor) % cp == 0) out.push_back(str(cp));
-                 }
-                 return out;
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_int(v, &p->context);
-               },
-               [](const SearchContext& c, const PlanSpec& p) -> std::string {
-                 if (c.gpus % (p.tensor * p.context) != 0) return "t * cp divides the GPUs";
-                 if (c.model->seq_length % (2 * p.context) != 0) {
-                   return "sequence divisible by 2 cp";
-                 }
-                 return "";
-               }});
-  // Pipeline parallel: t * cp * p divides the GPUs (data parallel is the rest), at most one
-  // stage per layer; layers that do not divide get an uneven split (plan.pipeline_layers).
-  d.push_back({"plan.pipeline_parallel",
-               [](const SearchContext& c, const PlanSpec& p) {
-                 Values out;
-                 for (int k : divisors(c.gpus / (p.tensor * p.context))) {
-                   if (k <= c.model->num_layers) out.push_back(str(k));
-                 }
-                 return out;
-               },
-               [](const std::string& v, const SearchContext& c, PlanSpec* p) {
-                 if (!parse_int(v, &p->pipeline)) return false;
-                 p->data = std::max(1, c.gpus / (p->tensor * p->context * p->pipeline));
-                 return true;
-               },
-               [](const SearchContext& c, const PlanSpec& p) -> std::string {
-                 if (c.gpus % (p.tensor * p.context * p.pipeline) != 0) {
-                   return "t * cp * p divides the GPUs";
-                 }
-                 if (p.pipeline > c.model->num_layers) return "at most one stage per layer";
-                 return "";
-               }});
-  // Expert parallel (mixture-of-experts models): EP divides the experts and folds into the
-  // data-parallel ranks (Megatron-Core's expert groups), so it divides d as well.
-  d.push_back({"plan.expert_model_parallel_size",
-               [](const SearchContext& c, const PlanSpec& p) {
-                 if (!c.model->moe()) return Values{"1"};
-                 Values out;
-                 for (int ep : divisors(p.data)) {
-                   if (c.model->num_experts % ep == 0) out.push_back(str(ep));
-                 }
-                 return out;
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 if (!parse_int(v, &p->expert_parallel)) return false;
-                 p->expert_tensor_parallel = p->tensor;
-                 return true;
-               },
-               [](const SearchContext& c, const PlanSpec& p) -> std::string {
-                 if (p.expert_parallel == 1) return "";
-                 if (!c.model->moe()) return "expert parallelism needs experts";
-                 if (c.model->num_experts % p.expert_parallel != 0) return "EP divides the experts";
-                 if (p.data % p.expert_parallel != 0) return "EP divides d";
-                 return "";
-               }});
-  // Expert tensor parallel with the alltoall dispatcher: experts split like the dense layers
-  // (ETP = t) or whole (ETP = 1: Megatron-Core folds the TP ranks into the expert groups).
-  d.push_back({"plan.expert_tensor_parallel_size",
-               [](const SearchContext& c, const PlanSpec& p) {
-                 if (!c.model->moe() || p.tensor == 1 ||
-                     p.moe_dispatcher != MoeDispatcher::kAllToAll) {
-                   return Values{str(p.tensor)};
-                 }
-                 return Values{str(p.tensor), "1"};
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_int(v, &p->expert_tensor_parallel);
-               },
-               [](const SearchContext&, const PlanSpec& p) -> std::string {
-                 const int block = p.expert_parallel * p.expert_tensor();
-                 if (block % p.tensor != 0 && p.tensor % block != 0) {
-                   return "EP x ETP tiles the TP groups";
-                 }
-                 return "";
-               }});
-  // Micro-batch size: global batch = num_microbatches * mbs * d (Megatron's
-  // get_num_microbatches); the table tries mbs up to 16.
-  d.push_back({"plan.micro_batch_size",
-               [](const SearchContext& c, const PlanSpec& p) {
-                 Values out;
-                 const int per_replica = c.base.global_batch_size / p.data;
-                 for (int k : divisors(std::max(1, per_replica))) {
-                   if (k <= 16) out.push_back(str(k));
-                 }
-                 return out;
-               },
-               [](const std::string& v, const SearchContext& c, PlanSpec* p) {
-                 if (!parse_int(v, &p->micro_batch_size)) return false;
-                 p->num_microbatches = c.base.global_batch_size / (p->micro_batch_size * p->data);
-                 return true;
-               },
-               [](const SearchContext& c, const PlanSpec& p) -> std::string {
-                 if (c.base.global_batch_size % (p.micro_batch_size * p.data) != 0) {
-                   return "global batch divisible by mbs * d";
-                 }
-                 return "";
-               }});
-  // Schedule: 1F1B, or Megatron's interleaved 1F1B, which needs p >= 2 and the micro-batches
-  // a multiple of p (megatron/core/pipeline_parallel/schedules.py).
-  d.push_back({"plan.schedule",
-               [](const SearchContext&, const PlanSpec& p) {
-                 return p.pipeline > 1 ? Values{"1f1b", "interleaved-1f1b"} : Values{"1f1b"};
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_schedule(v, &p->schedule);
-               },
-               [](const SearchContext&, const PlanSpec& p) -> std::string {
-                 if (p.schedule != ScheduleKind::kInterleaved1F1B) return "";
-                 if (p.pipeline < 2) return "interleaved needs p >= 2";
-                 if (p.num_microbatches % p.pipeline != 0) {
-                   return "interleaved: micro-batches a multiple of p";
-                 }
-                 return "";
-               }});
-  // Virtual stages (model chunks per GPU): 1 unless interleaved; interleaved, every v >= 2
-  // whose p * v divides the layers, or v = 2..4 with an uneven split when none does.
-  d.push_back({"plan.virtual_stages",
-               [](const SearchContext& c, const PlanSpec& p) {
-                 if (p.schedule != ScheduleKind::kInterleaved1F1B) return Values{"1"};
-                 Values out;
-                 const int layers = c.model->num_layers;
-                 for (int v = 2; p.pipeline * v <= layers; ++v) {
-                   if (layers % (p.pipeline * v) == 0) out.push_back(str(v));
-                 }
-                 if (out.empty()) {
-                   for (int v = 2; v <= 4 && p.pipeline * v <= layers; ++v) out.push_back(str(v));
-                 }
-                 return out;
-               },
-               [](const std::string& v, const SearchContext& c, PlanSpec* p) {
-                 if (!parse_int(v, &p->virtual_stages)) return false;
-                 set_layer_split(c, p);
-                 return true;
-               },
-               [](const SearchContext& c, const PlanSpec& p) -> std::string {
-                 const bool interleaved = p.schedule == ScheduleKind::kInterleaved1F1B;
-                 if (interleaved != (p.virtual_stages > 1)) return "v > 1 exactly when interleaved";
-                 if (p.pipeline * p.virtual_stages > c.model->num_layers) {
-                   return "at most one virtual stage per layer";
-                 }
-                 return "";
-               }});
-  // Sequence parallelism splits LayerNorm/dropout activations over t: a no-op at t = 1
-  // (Megatron turns it off there), so only searched for t > 1.
-  d.push_back({"plan.sequence_parallel",
-               [](const SearchContext&, const PlanSpec& p) {
-                 return p.tensor > 1 ? kBools : Values{"false"};
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_bool(v, &p->sequence_parallel);
-               },
-               [](const SearchContext& c, const PlanSpec& p) -> std::string {
-                 if (p.sequence_parallel && p.tensor == 1) return "sequence parallel needs t > 1";
-                 if (p.sequence_parallel && c.model->seq_length % (2 * p.context * p.tensor) != 0) {
-                   return "with context parallel, sequence divisible by 2 cp t";
-                 }
-                 return "";
-               }});
-  d.push_back({"plan.recompute",
-               [](const SearchContext&, const PlanSpec&) {
-                 return Values{"none", "selective", "full"};
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_recompute(v, &p->recompute);
-               },
-               [](const SearchContext&, const PlanSpec&) { return std::string(); }});
-  // The distributed optimizer and overlapped gradient reduction act on the data-parallel
-  // group: the same plan at d = 1.
-  d.push_back({"plan.distributed_optimizer",
-               [](const SearchContext&, const PlanSpec& p) {
-                 return p.data > 1 ? kBools : Values{"false"};
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_bool(v, &p->distributed_optimizer);
-               },
-               [](const SearchContext&, const PlanSpec& p) -> std::string {
-                 return p.distributed_optimizer && p.data == 1 ? "distributed optimizer needs d > 1"
-                                                               : "";
-               }});
-  d.push_back({"plan.overlap_grad_reduce",
-               [](const SearchContext&, const PlanSpec& p) {
-                 return p.data > 1 ? kBools : Values{"false"};
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_bool(v, &p->overlap_grad_reduce);
-               },
-               [](const SearchContext&, const PlanSpec& p) -> std::string {
-                 return p.overlap_grad_reduce && p.data == 1 ? "overlap_grad_reduce needs d > 1"
-                                                             : "";
-               }});
-  // Placement: TP groups inside a node, then data or pipeline ranks next (Megatron's default
-  // order tp-cp-ep-dp-pp is the first). Equivalent when d = 1 or p = 1.
-  d.push_back({"plan.placement",
-               [](const SearchContext&, const PlanSpec& p) {
-                 Values out = {"[tensor, context, data, pipeline]"};
-                 if (p.data > 1 && p.pipeline > 1)
-                   out.push_back("[tensor, context, pipeline, data]");
-                 return out;
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 return parse_placement(v, &p->placement);
-               },
-               [](const SearchContext&, const PlanSpec&) { return std::string(); }});
-  // Other engineers' fields (context parallel, expert parallel, TP communication overlap,
-  // parameter-gather overlap, sharding strategy) are each one more entry here.
-  return d;
 }
 
 struct Enumerator {
@@ -402,7 +93,21 @@ std::vector<Candidate> enumerate_candidates(const SearchContext& context, const 
                                             EnumerationStats* stats) {
   const std::vector<SearchDimension>& dims = search_dimensions();
   Enumerator e{context, dims, std::vector<const Values*>(dims.size(), nullptr), stats, nullptr};
-  for (const auto& [key, values] : limits.values) {
+  // plan.distributed_optimizer is the alias of sharding strategies no_shard and optim.
+  SpaceLimits resolved = limits;
+  for (auto& [key, values] : resolved.values) {
+    if (key != "plan.distributed_optimizer") continue;
+    key = "plan.data_parallel_sharding_strategy";
+    for (std::string& v : values) {
+      bool on = false;
+      if (!parse_search_bool(v, &on)) {
+        throw ConfigError(SourceLocation{"--vary", 0, 0, "plan.distributed_optimizer"},
+                          "'" + v + "' is not a value of plan.distributed_optimizer");
+      }
+      v = on ? "optim" : "no_shard";
+    }
+  }
+  for (const auto& [key, values] : resolved.values) {
     const SearchDimension* dim = find_dimension(key);
     if (!dim) {
       std::string known;
@@ -431,6 +136,10 @@ std::vector<std::string> candidate_overrides(const Candidate& c) {
   for (size_t i = 0; i < dims.size() && i < c.values.size(); ++i) {
     out.push_back(dims[i].key + "=" + c.values[i]);
   }
+  // Derived from the sharding strategy; named so that a scenario saying
+  // distributed_optimizer does not contradict the strategy.
+  out.push_back(std::string("plan.distributed_optimizer=") +
+                (c.plan.distributed_optimizer ? "true" : "false"));
   out.push_back("plan.data_parallel=" + str(c.plan.data));
   out.push_back("plan.num_microbatches=" + str(c.plan.num_microbatches));
   if (!c.plan.pipeline_layers.empty()) {
@@ -451,8 +160,13 @@ std::string candidate_label(const Candidate& c) {
   if (!p.pipeline_layers.empty()) s += " uneven";
   s += std::string(" rc=") + recompute_name(p.recompute);
   if (p.sequence_parallel) s += " sp";
-  if (p.distributed_optimizer) s += " dopt";
+  if (p.tp_comm_overlap) s += " tpo";
+  if (p.dp_sharding == DpSharding::kOptim) s += " dopt";
+  if (p.dp_sharding == DpSharding::kOptimGrads) s += " dopt:grads";
+  if (p.dp_sharding == DpSharding::kOptimGradsParams) s += " dopt:params";
   if (p.overlap_grad_reduce) s += " ogr";
+  if (p.overlap_param_gather && !p.shards_params()) s += " opg";
+  if (p.grad_reduce_in_bf16) s += " bf16g";
   if (p.data > 1 && p.pipeline > 1) s += " " + placement_text(p.placement);
   return s;
 }

@@ -21,6 +21,10 @@ struct SearchContext {
   const ClusterSpec* cluster = nullptr;
   int gpus = 0;
   PlanSpec base;  // fields the search does not vary (global_batch_size, precision, ...)
+  // Also search the options whose candidates cost the most to simulate and rarely win:
+  // tp_comm_overlap, overlap_param_gather and the sharding strategies optim_grads and
+  // optim_grads_params (without it they keep the base plan's value; --vary opens each one).
+  bool wide = false;
 };
 
 // One searched field. `candidates` lists its values given the fields set before it (the
@@ -51,7 +55,8 @@ struct Candidate {
 };
 
 // Per-key restrictions of the space: the values a key may take (--vary, or one value for
-// --fix); keys not named take their table candidates.
+// --fix); keys not named take their table candidates. plan.distributed_optimizer names the
+// sharding strategies no_shard (false) and optim (true).
 struct SpaceLimits {
   std::vector<std::pair<std::string, std::vector<std::string>>> values;
 };
@@ -76,7 +81,9 @@ std::vector<Candidate> enumerate_candidates(const SearchContext& context, const 
 // `trident simulate --set` accepts.
 std::vector<std::string> candidate_overrides(const Candidate& candidate);
 
-// Returns a short label: "t=8 p=8 d=16 mbs=1 1f1b rc=full sp dopt ogr [t,d,p]".
+// Returns a short label: "t=8 p=8 d=16 mbs=1 1f1b rc=full sp tpo dopt ogr opg [t,d,p]"
+// (tpo tp_comm_overlap; dopt, dopt:grads, dopt:params the sharding strategies optim,
+// optim_grads, optim_grads_params; opg overlap_param_gather; bf16g grad_reduce_in_bf16).
 std::string candidate_label(const Candidate& candidate);
 
 }  // namespace trident

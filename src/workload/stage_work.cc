@@ -36,7 +36,19 @@ struct Timing {
   AttentionBackend backend = AttentionBackend::kUnfused;
   bool tp_overlap = false;  // plan.tp_comm_overlap
   GpuArchitecture arch = GpuArchitecture::kUnspecified;
+  // The per-layer op lists every layer repeats, with their times computed once (op_time
+  // reads them instead of timing the same op again per layer).
+  std::vector<std::pair<const std::vector<Op>*, std::vector<double>>> timed;
 };
+
+double op_time(const Op& op, const Timing& tm);
+
+// Times `ops` once for `tm` (they must outlive its use).
+void time_once(const std::vector<Op>& ops, Timing* tm) {
+  std::vector<double> times;
+  for (const Op& op : ops) times.push_back(op_time(op, *tm));
+  tm->timed.emplace_back(&ops, std::move(times));
+}
 
 Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims& dims) {
   Timing t{cm,
@@ -44,7 +56,8 @@ Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims
            plan.precision,
            dims.attention,
            plan.tp_comm_overlap,
-           GpuArchitecture::kUnspecified};
+           GpuArchitecture::kUnspecified,
+           {}};
   if (plan.precision == Precision::kFp8) {
     t.attention = plan.fp8_attention ? Precision::kFp8 : Precision::kBf16;
     // A GPU file without a bf16 peak times 16-bit work at fp16.
@@ -54,6 +67,11 @@ Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims
 }
 
 double op_time(const Op& op, const Timing& tm) {
+  for (const auto& [ops, times] : tm.timed) {
+    if (!ops->empty() && &op >= ops->data() && &op < ops->data() + ops->size()) {
+      return times[static_cast<size_t>(&op - ops->data())];
+    }
+  }
   switch (op.kind) {
     // Tensor-core kernels run slower inside a step than in isolation (gpu.efficiency.in_training).
     case OpKind::kGemm: {
@@ -348,6 +366,10 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const std::vector<Op> moe_bwd = model.moe() ? layer_backward_ops(dims, true) : std::vector<Op>();
   const std::vector<Op>& moe_recompute =
       plan.recompute == Recompute::kFull ? moe_fwd : recompute_ops;
+  const std::vector<Op>* repeated[] = {&layer_fwd, &layer_bwd, &recompute_ops, &moe_fwd, &moe_bwd};
+  for (const std::vector<Op>* ops : repeated) {
+    time_once(*ops, &cm);
+  }
   const double ep = plan.expert_parallel;
   // A MoE layer's GPU holds the non-expert weights split over t, and E / EP experts, each
   // split over ETP (expert_tensor_parallel_size).

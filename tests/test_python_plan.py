@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Tests of trident.plan (run by ctest with PYTHONPATH=build/python): the ranked plans are
+those of `trident plan --format json`, options map to the command line's, and bad input
+raises ConfigError."""
+import json
+import os
+import subprocess
+import unittest
+
+import trident
+
+SOURCE = os.environ.get("TRIDENT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), ".."))
+TINY = os.path.join(SOURCE, "scenarios", "tiny.yaml")
+
+
+def cli_plans(args):
+    out = subprocess.run([trident.binary(), "plan"] + args + ["--format", "json"],
+                         stdout=subprocess.PIPE, check=True, text=True).stdout
+    return json.loads(out)["plans"]
+
+
+class PlanTest(unittest.TestCase):
+    def test_scenario_search_is_the_cli_one(self):
+        plans = trident.plan(TINY, top=3, fix={"plan.schedule": "1f1b"}, jobs=2)
+        self.assertEqual(plans, cli_plans([TINY, "--top", "3", "--fix", "plan.schedule=1f1b"]))
+        self.assertEqual(len(plans), 3)
+        steps = [p["step_time_s"] for p in plans]
+        self.assertEqual(steps, sorted(steps))
+
+    def test_cluster_and_model_with_limits(self):
+        plans = trident.plan(cluster="tiny-2node", model="gpt-1.7b", global_batch=32, top=2,
+                             vary={"plan.tensor_parallel": [1, 2]},
+                             sets={"plan.attention_backend": "unfused"}, wide=True)
+        self.assertEqual(plans, cli_plans(
+            ["--cluster", "tiny-2node", "--model", "gpt-1.7b", "--global-batch", "32",
+             "--top", "2", "--vary", "plan.tensor_parallel=1,2", "--set",
+             "plan.attention_backend=unfused", "--wide"]))
+        for p in plans:
+            self.assertIn("plan.tensor_parallel=%s" % p["plan"].split()[0][2:], p["set"])
+
+    def test_bad_input_raises_config_error(self):
+        with self.assertRaises(trident.ConfigError) as ctx:
+            trident.plan(cluster="tiny-2node", model="gpt-1.7b", global_batch=32,
+                         vary={"plan.no_such_field": [1]})
+        self.assertIn("plan.no_such_field", str(ctx.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
