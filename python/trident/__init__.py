@@ -109,17 +109,23 @@ def _run_cli(args):
     return proc.stdout
 
 
+def _vary_args(vary):
+    """--vary arguments for {key: value or [values]}."""
+    args = []
+    for key, values in (vary or {}).items():
+        if not isinstance(values, (list, tuple)):
+            values = [values]
+        args += ["--vary", "%s=%s" % (key, ",".join(_value_text(v) for v in values))]
+    return args
+
+
 def sweep(scenario, vary=None, sets=None, jobs=None):
     """Simulates every point of `vary` ({"plan.micro_batch_size": [1, 2, 4], "cluster":
     ["dgx-h100", "hgx-b200"]}) crossed with the scenario's own `sweep:`, each point in a
     child process, `jobs` at a time. Returns the rows of `trident sweep` (a pandas DataFrame
     when pandas is importable, else a list of dicts); a failed point has status "error"."""
     validate(scenario, sets)  # bad input raises ConfigError with its location
-    args = ["sweep", str(scenario)]
-    for key, values in (vary or {}).items():
-        if not isinstance(values, (list, tuple)):
-            values = [values]
-        args += ["--vary", "%s=%s" % (key, ",".join(_value_text(v) for v in values))]
+    args = ["sweep", str(scenario)] + _vary_args(vary)
     for s in _set_list(sets):
         args += ["--set", s]
     if jobs:
@@ -177,10 +183,7 @@ def plan(scenario=None, cluster=None, model=None, nodes=None, gpus=None, seq=Non
             args += [flag, str(value)]
     for key, value in (fix or {}).items():
         args += ["--fix", "%s=%s" % (key, _value_text(value))]
-    for key, values in (vary or {}).items():
-        if not isinstance(values, (list, tuple)):
-            values = [values]
-        args += ["--vary", "%s=%s" % (key, ",".join(_value_text(v) for v in values))]
+    args += _vary_args(vary)
     for s in _set_list(sets):
         args += ["--set", s]
     if wide:

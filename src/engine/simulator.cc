@@ -236,12 +236,16 @@ Timeline StepSimulation::run() {
   // flow runs between their GPUs (or loops back through their NICs).
   std::vector<char> islands_needed;
   if (one_replica_) {
+    simulated_gpu_.assign(ranks_.gpus_spanned(), 0);
     islands_needed.assign(ranks_.island_of(ranks_.gpus_spanned() - 1) + 1, 0);
     for (int pp = 0; pp < p_; ++pp) {
       for (int dp = 0; dp < replicas_; ++dp) {
         for (int cp = 0; cp < cp_; ++cp) {
-          for (int tp = 0; tp < t_; ++tp)
-            islands_needed[ranks_.island_of(ranks_.gpu(tp, cp, dp, pp))] = 1;
+          for (int tp = 0; tp < t_; ++tp) {
+            const int gpu = ranks_.gpu(tp, cp, dp, pp);
+            simulated_gpu_[gpu] = 1;
+            islands_needed[ranks_.island_of(gpu)] = 1;
+          }
         }
       }
     }
@@ -266,16 +270,6 @@ Timeline StepSimulation::run() {
   }
   const int tensor_actors = full_ ? t_ : 1;
   const int replicas = full_ ? d_ : replicas_;
-  if (island_replicas_) {
-    simulated_gpu_.assign(ranks_.gpus_spanned(), 0);
-    for (int pp = 0; pp < p_; ++pp) {
-      for (int dp = 0; dp < replicas; ++dp) {
-        for (int cp = 0; cp < cp_; ++cp) {
-          for (int tp = 0; tp < t_; ++tp) simulated_gpu_[ranks_.gpu(tp, cp, dp, pp)] = 1;
-        }
-      }
-    }
-  }
   const int count = p_ * replicas * cp_ * tensor_actors;
   // The trace-size budget: the closed-form TP collectives all actors' fused passes would record.
   long closed_form = 0;

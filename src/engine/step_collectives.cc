@@ -111,10 +111,11 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
       }
       cached = lowered_.emplace(lkey, std::move(phases)).first;
     }
-    std::vector<Phase> phases = cached->second;
-    auto drive = [this, phases = std::move(phases), done, participants, members, op, bytes]() {
+    // lowered_ never erases: the entry outlives an asynchronous drive.
+    const std::vector<Phase>* phases = &cached->second;
+    auto drive = [this, phases, done, participants, members, op, bytes]() {
       const double start = sg4::Engine::get_clock();
-      run_phases(*platform_, phases, &activities_);
+      run_phases(*platform_, *phases, &activities_);
       // A bucket runs beside its members' compute: record it for the trace, not as exposed.
       for (ActorState* m : members) {
         if (Interval* iv = record(*m, IntervalKind::kDpComm, start, -1)) {

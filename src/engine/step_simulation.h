@@ -202,7 +202,7 @@ class StepSimulation {
   // one_replica_ with several replicas filling their islands: data-parallel collectives are
   // lowered over the simulated GPUs (simulated_gpu_), inter-island edges mirrored.
   bool island_replicas_ = false;
-  std::vector<char> simulated_gpu_;  // by GPU, with island_replicas_
+  std::vector<char> simulated_gpu_;  // by GPU, with one_replica_
   bool nic_a2a_ = false;             // expert all-to-alls' cross-island flows one per NIC
   int replicas_ = 1;                 // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
