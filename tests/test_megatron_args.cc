@@ -145,3 +145,36 @@ TEST_CASE("attention backends, dropout, norms and FP8 recipes translate", "[mega
   CHECK_THAT(translate_error(base + "--attention-backend sparse"),
              Catch::Contains("--attention-backend sparse (line 1; expected flash, fused"));
 }
+
+TEST_CASE("recompute modules and CUDA graphs: core_attn is selective, the rest is refused",
+          "[megatron]") {
+  // --recompute-modules takes several words (nargs='+'); core_attn is Megatron's default.
+  const MegatronScenario t = translate_megatron_args(
+      std::string(kMinimal) +
+          "--recompute-granularity selective --recompute-modules core_attn "
+          "--cuda-graph-impl transformer_engine --cuda-graph-scope attn mlp",
+      "line.sh", "dgx-h100");
+  const Scenario sc = load_scenario_text(t.yaml, "line.sh", {});
+  CHECK(sc.plan.recompute == Recompute::kSelective);
+  bool graphs = false;
+  for (const std::string& i : t.ignored)
+    graphs =
+        graphs ||
+        i ==
+            "--cuda-graph-scope attn mlp (trident models no host launch gaps for graphs to remove)";
+  CHECK(graphs);
+  const std::string error =
+      translate_error(std::string(kMinimal) +
+                      "--recompute-granularity selective --recompute-modules core_attn moe_act "
+                      "layernorm --use-distributed-optimizer");
+  CHECK_THAT(error, Catch::Contains("--recompute-modules core_attn moe_act layernorm "
+                                    "(recomputing moe_act, layernorm is not modelled; core_attn "
+                                    "is)"));
+  // Without selective granularity Megatron ignores the modules.
+  const MegatronScenario full =
+      translate_megatron_args(std::string(kMinimal) +
+                                  "--recompute-granularity full --recompute-method uniform "
+                                  "--recompute-num-layers 1 --recompute-modules mlp",
+                              "line.sh", "dgx-h100");
+  CHECK(load_scenario_text(full.yaml, "line.sh", {}).plan.recompute == Recompute::kFull);
+}

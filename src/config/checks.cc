@@ -43,7 +43,7 @@ void layer_split_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecI
     bool positive = true;
     for (int n : p.pipeline_layers) {
       sum += n;
-      positive = positive && n >= 1;
+      positive = positive && n >= 0;
     }
     if (entries != stages) {
       add(issues, {"plan.pipeline_layers"},
@@ -51,7 +51,7 @@ void layer_split_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecI
               " (expected one entry per virtual stage)");
     } else if (!positive) {
       add(issues, {"plan.pipeline_layers"},
-          "every virtual stage needs at least one layer (expected entries >= 1)");
+          "a virtual stage cannot hold fewer than zero layers (expected entries >= 0)");
     } else if (sum != m.num_layers) {
       add(issues, {"plan.pipeline_layers"},
           "entries sum to " + str(sum) + ", but model.num_layers is " + str(m.num_layers) +

@@ -6,8 +6,10 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "config/moe_layer_freq.h"
+#include "config/pipeline_layout.h"
 #include "config/shell_words.h"
 #include "core/errors.h"
 
@@ -73,6 +75,11 @@ const std::map<std::string, Arg>& known_args() {
        {Use::kPlan, false, "decoder_first_pipeline_num_layers"}},
       {"--decoder-last-pipeline-num-layers",
        {Use::kPlan, false, "decoder_last_pipeline_num_layers"}},
+      {"--pipeline-model-parallel-layout", {Use::kPlan, false, "pipeline_model_parallel_layout"}},
+      {"--account-for-embedding-in-pipeline-split",
+       {Use::kPlan, true, "account_for_embedding_in_pipeline_split"}},
+      {"--account-for-loss-in-pipeline-split",
+       {Use::kPlan, true, "account_for_loss_in_pipeline_split"}},
       {"--bf16", {Use::kSpecial, true, ""}},
       {"--fp16", {Use::kSpecial, true, ""}},
       {"--fp8-format", {Use::kSpecial, false, ""}},
@@ -263,6 +270,27 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
         value = words[++i];
       }
     };
+    if (name.rfind("--cuda-graph", 0) == 0 || name == "--enable-cuda-graph" ||
+        name == "--external-cuda-graph") {
+      // CUDA graphs remove host launch gaps; trident times kernels as if the host kept ahead
+      // of the GPU. Some take several words (--cuda-graph-scope attn mlp).
+      std::string words_of = inline_value ? value : "";
+      while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
+        words_of += (words_of.empty() ? "" : " ") + words[++i];
+      }
+      out.ignored.push_back(name + (words_of.empty() ? "" : " " + words_of) +
+                            " (trident models no host launch gaps for graphs to remove)");
+      continue;
+    }
+    if (name == "--recompute-modules") {
+      // nargs='+': every word up to the next option.
+      std::string modules = inline_value ? value : "";
+      while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
+        modules += (modules.empty() ? "" : " ") + words[++i];
+      }
+      given[name] = modules;
+      continue;
+    }
     const auto it = known_args().find(name);
     std::string why;
     if (it == known_args().end()) {
@@ -375,6 +403,22 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
         "--recompute-method block (recomputing only some layers is not modelled; "
         "use uniform)");
   }
+  if (has("--recompute-modules") && plan.count("recompute") && plan["recompute"] == "selective") {
+    // Megatron-Core's selective recomputation re-runs the listed modules (transformer_config.py
+    // recompute_modules); trident's selective is its default, core_attn.
+    std::string others;
+    std::istringstream modules(get("--recompute-modules"));
+    for (std::string m; modules >> m;) {
+      if (m != "core_attn") others += (others.empty() ? "" : ", ") + m;
+    }
+    if (!others.empty()) {
+      refused.push_back("--recompute-modules " + get("--recompute-modules") + " (recomputing " +
+                        others + " is not modelled; core_attn is)");
+    }
+  } else if (has("--recompute-modules")) {
+    out.ignored.push_back("--recompute-modules " + get("--recompute-modules") +
+                          " (Megatron applies it only with --recompute-granularity selective)");
+  }
   if (has("--fp8-format")) {
     plan["precision"] = "fp8";
   } else if (has("--fp16")) {
@@ -398,8 +442,18 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     }
     plan["virtual_stages"] = std::to_string(layers / (per * p));
   }
-  plan["schedule"] =
-      plan.count("virtual_stages") && plan["virtual_stages"] != "1" ? "interleaved-1f1b" : "1f1b";
+  bool chunked = plan.count("virtual_stages") && plan["virtual_stages"] != "1";
+  if (plan.count("pipeline_model_parallel_layout")) {
+    // The layout sets the chunks per rank (a layout that does not parse is reported by the
+    // plan reader, at its key).
+    std::string why;
+    const long p =
+        plan.count("pipeline_parallel") ? std::atol(plan["pipeline_parallel"].c_str()) : 1;
+    const auto layout =
+        parse_pipeline_layout(plan["pipeline_model_parallel_layout"], static_cast<int>(p), &why);
+    chunked = chunked || (layout && layout->virtual_stages > 1);
+  }
+  plan["schedule"] = chunked ? "interleaved-1f1b" : "1f1b";
   // The vocabulary as Megatron pads it: a multiple of make-vocab-size-divisible-by × t.
   if (has("--padded-vocab-size")) {
     model["vocab_size"] = get("--padded-vocab-size");

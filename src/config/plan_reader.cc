@@ -3,6 +3,7 @@
 #include <set>
 #include <utility>
 
+#include "config/pipeline_layout.h"
 #include "config/pipeline_split.h"
 #include "config/section_readers.h"
 
@@ -58,11 +59,11 @@ std::vector<int> read_layer_list(const MapReader& map) {
   for (const YamlNodePtr& item : list->items) {
     std::int64_t n = 0;
     const bool whole = item->is_scalar() && !item->quoted && parse_int64(item->scalar, &n);
-    if (!whole || n < 1 || n > limits::kMaxLayers) {
+    if (!whole || n < 0 || n > limits::kMaxLayers) {
       throw ConfigError(location_of(item->mark, map.key_path("pipeline_layers")),
                         item->describe() +
                             " is not a layer count (expected an integer from "
-                            "1 to " +
+                            "0 to " +
                             std::to_string(limits::kMaxLayers) + " per entry)");
     }
     out.push_back(static_cast<int>(n));
@@ -145,6 +146,52 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
     }
   });
   map.field([&] {
+    const std::optional<std::string> text = map.text("pipeline_model_parallel_layout");
+    if (!text) return;
+    std::string why;
+    const std::optional<PipelineLayout> layout = parse_pipeline_layout(*text, p.pipeline, &why);
+    if (!layout) map.fail("pipeline_model_parallel_layout", "\"" + *text + "\" " + why);
+    for (const char* other : {"virtual_stages", "num_layers_per_virtual_pipeline_stage"}) {
+      if (map.has(other) &&
+          (std::string(other) != "virtual_stages" || p.virtual_stages != layout->virtual_stages)) {
+        map.fail(other, "pipeline_model_parallel_layout \"" + *text + "\" has " +
+                            std::to_string(layout->virtual_stages) +
+                            " virtual stages per pipeline rank (expected " + other +
+                            " left out or equal)");
+      }
+    }
+    p.virtual_stages = layout->virtual_stages;
+    given->layout_layers = layout->decoder_layers;
+  });
+  map.field([&] {
+    given->embedding_in_split = *map.flag("account_for_embedding_in_pipeline_split");
+    given->loss_in_split = *map.flag("account_for_loss_in_pipeline_split");
+  });
+  map.field([&] {
+    // One way to split the layers (Megatron-LM's arguments.py refuses the mixes too).
+    const bool accounted = given->embedding_in_split || given->loss_in_split;
+    const char* ways[] = {"pipeline_model_parallel_layout", "pipeline_layers",
+                          "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers"};
+    const char* first = nullptr;
+    for (const char* w : ways) {
+      if (!map.has(w)) continue;
+      const bool first_last_pair = first != nullptr &&
+                                   std::string(first) == "decoder_first_pipeline_num_layers" &&
+                                   std::string(w) == "decoder_last_pipeline_num_layers";
+      if (first != nullptr && !first_last_pair) {
+        map.fail(w, std::string("give one of pipeline_model_parallel_layout, pipeline_layers "
+                                "and decoder_first/last_pipeline_num_layers, not ") +
+                        first + " and " + w);
+      }
+      if (first == nullptr) first = w;
+    }
+    if (accounted && first != nullptr) {
+      map.fail(given->embedding_in_split ? "account_for_embedding_in_pipeline_split"
+                                         : "account_for_loss_in_pipeline_split",
+               std::string("applies to the even split only, not with ") + first);
+    }
+  });
+  map.field([&] {
     // Chunks per GPU only make sense interleaved: that is the schedule they imply.
     const bool chunked = p.virtual_stages > 1 || given->layers_per_virtual_stage.has_value();
     parse_schedule(map.text("schedule").value_or(chunked ? "interleaved-1f1b" : "1f1b"),
@@ -218,15 +265,6 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
       given->last_stage_layers = static_cast<int>(*n);
     }
   });
-  map.field([&] {
-    if (map.has("pipeline_layers") && (map.has("decoder_first_pipeline_num_layers") ||
-                                       map.has("decoder_last_pipeline_num_layers"))) {
-      map.fail(map.has("decoder_first_pipeline_num_layers") ? "decoder_first_pipeline_num_layers"
-                                                            : "decoder_last_pipeline_num_layers",
-               "give either pipeline_layers or decoder_first/last_pipeline_num_layers, not both "
-               "(expected one way to split the layers)");
-    }
-  });
   return p;
 }
 
@@ -257,6 +295,28 @@ void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpe
                     " (expected whole model chunks)");
     }
     p->virtual_stages = static_cast<int>(model.num_layers / per_stage);
+  }
+  if (!given.layout_layers.empty()) {
+    int decoders = 0;
+    for (int n : given.layout_layers) decoders += n;
+    if (decoders != model.num_layers) {
+      plan_fail(map, "pipeline_model_parallel_layout",
+                "places " + str(decoders) + " decoder layers ('t'), but model.num_layers is " +
+                    str(model.num_layers) + " (expected every layer once)");
+    }
+    p->pipeline_layers = given.layout_layers;
+  }
+  if (given.embedding_in_split || given.loss_in_split) {
+    std::string why;
+    auto split = accounted_split(model.num_layers, p->pipeline, p->virtual_stages,
+                                 given.embedding_in_split, given.loss_in_split, &why);
+    if (!split) {
+      plan_fail(map,
+                given.embedding_in_split ? "account_for_embedding_in_pipeline_split"
+                                         : "account_for_loss_in_pipeline_split",
+                "cannot split the layers: " + why);
+    }
+    p->pipeline_layers = std::move(*split);
   }
   if (given.first_stage_layers || given.last_stage_layers) {
     std::string why;

@@ -36,6 +36,9 @@ struct PlanGiven {
   std::optional<int> first_stage_layers;        // decoder_first_pipeline_num_layers
   std::optional<int> last_stage_layers;         // decoder_last_pipeline_num_layers
   std::optional<int> layers_per_virtual_stage;  // num_layers_per_virtual_pipeline_stage
+  std::vector<int> layout_layers;   // pipeline_model_parallel_layout's decoder layers per stage
+  bool embedding_in_split = false;  // account_for_embedding_in_pipeline_split
+  bool loss_in_split = false;       // account_for_loss_in_pipeline_split
 };
 
 // Converts the `plan` map (path "plan") field by field, without the cluster or model:

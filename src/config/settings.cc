@@ -609,6 +609,22 @@ std::vector<SettingSection> build_sections() {
            mg(integer("decoder_last_pipeline_num_layers", 1, limits::kMaxLayers,
                       "Layers of the last pipeline stage (the rest split evenly)."),
               "--decoder-last-pipeline-num-layers"),
+           mg(row("pipeline_model_parallel_layout", K::kString,
+                  "Megatron-Core's flexible layout: virtual stages separated by |, each a string "
+                  "of E (embedding, first), t (one decoder layer) and L (loss, last), with "
+                  "(...)*N and t*N repeats, e.g. Et|(tt|)*30L; virtual_stages follows "
+                  "(stages / pipeline_parallel) and stages may be empty."),
+              "--pipeline-model-parallel-layout"),
+           mg(def(boolean("account_for_embedding_in_pipeline_split",
+                          "The embedding takes one layer's slot in the even split: the first "
+                          "virtual stage gets one decoder layer fewer."),
+                  "false"),
+              "--account-for-embedding-in-pipeline-split"),
+           mg(def(boolean("account_for_loss_in_pipeline_split",
+                          "The loss (output layer) takes one layer's slot in the even split: the "
+                          "last virtual stage gets one decoder layer fewer."),
+                  "false"),
+              "--account-for-loss-in-pipeline-split"),
            mg(derived(integer("grad_bucket_size", 1, limits::kMaxGradBucketSize,
                               "Parameters per gradient bucket (overlap_grad_reduce)."),
                       "max(40M, 1M × data_parallel)"),
