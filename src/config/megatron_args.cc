@@ -61,6 +61,11 @@ const std::map<std::string, Arg>& known_args() {
       {"--overlap-param-gather", {Use::kPlan, true, "overlap_param_gather"}},
       {"--grad-reduce-in-bf16", {Use::kPlan, true, "grad_reduce_in_bf16"}},
       {"--tp-comm-overlap", {Use::kPlan, true, "tp_comm_overlap"}},
+      {"--use-precision-aware-optimizer", {Use::kPlan, true, "use_precision_aware_optimizer"}},
+      {"--main-params-dtype", {Use::kPlan, false, "main_params_dtype"}},
+      {"--main-grads-dtype", {Use::kPlan, false, "main_grads_dtype"}},
+      {"--exp-avg-dtype", {Use::kPlan, false, "exp_avg_dtype"}},
+      {"--exp-avg-sq-dtype", {Use::kPlan, false, "exp_avg_sq_dtype"}},
       {"--data-parallel-sharding-strategy", {Use::kPlan, false, "data_parallel_sharding_strategy"}},
       // Megatron-Core FSDP runs the strategy above; FSDP itself changes nothing else trident
       // models.

@@ -186,6 +186,43 @@ bool parse_dp_sharding(const std::string& name, DpSharding* out) {
   return false;
 }
 
+const char* state_dtype_name(StateDtype d) {
+  switch (d) {
+    case StateDtype::kFp32:
+      return "fp32";
+    case StateDtype::kFp16:
+      return "fp16";
+    case StateDtype::kBf16:
+      return "bf16";
+    case StateDtype::kFp8:
+      return "fp8";
+  }
+  return "?";
+}
+
+bool parse_state_dtype(const std::string& name, StateDtype* out) {
+  for (StateDtype d : {StateDtype::kFp32, StateDtype::kFp16, StateDtype::kBf16, StateDtype::kFp8}) {
+    if (name == state_dtype_name(d)) {
+      *out = d;
+      return true;
+    }
+  }
+  return false;
+}
+
+double state_dtype_bytes(StateDtype d) {
+  switch (d) {
+    case StateDtype::kFp32:
+      return 4;
+    case StateDtype::kFp16:
+    case StateDtype::kBf16:
+      return 2;
+    case StateDtype::kFp8:
+      return 1;
+  }
+  return 4;
+}
+
 AttentionBackend resolve_attention_backend(AttentionBackend b, GpuArchitecture arch) {
   if (b != AttentionBackend::kAuto) return b;
   switch (arch) {

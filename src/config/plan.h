@@ -36,6 +36,9 @@ enum class Fp8Recipe { kDelayed, kTensorwise, kBlockwise, kMxfp8 };
 // the distributed optimizer (ZeRO-1); kOptimGrads adds the gradients (ZeRO-2); kOptimGradsParams
 // the weights too (ZeRO-3, Megatron-Core FSDP).
 enum class DpSharding { kNoShard, kOptim, kOptimGrads, kOptimGradsParams };
+// Megatron-Core's precision-aware optimizer (--use-precision-aware-optimizer, Transformer
+// Engine's FusedAdam): the dtype of its master weights, main gradients and Adam moments.
+enum class StateDtype { kFp32, kFp16, kBf16, kFp8 };
 // Megatron-Core --moe-token-dispatcher-type (megatron/core/transformer/moe/token_dispatcher.py).
 enum class MoeDispatcher { kAllGather, kAllToAll };
 
@@ -56,6 +59,10 @@ const char* fp8_recipe_name(Fp8Recipe r);
 bool parse_fp8_recipe(const std::string& name, Fp8Recipe* out);
 const char* dp_sharding_name(DpSharding s);
 bool parse_dp_sharding(const std::string& name, DpSharding* out);
+const char* state_dtype_name(StateDtype d);
+bool parse_state_dtype(const std::string& name, StateDtype* out);
+// Returns the bytes of one element of `d` (4, 2, 2, 1).
+double state_dtype_bytes(StateDtype d);
 // Returns the backend `auto` stands for on `arch`: fused (cuDNN) on Hopper and Blackwell, where
 // Transformer Engine prefers cuDNN fused attention; flash on Ampere, where it prefers
 // FlashAttention-2; unfused on a GPU file that declares no architecture (trident's model
@@ -83,6 +90,13 @@ struct PlanSpec {
   bool overlap_param_gather = false;
   // Gradients reduced in bf16 instead of fp32 (--grad-reduce-in-bf16).
   bool grad_reduce_in_bf16 = false;
+  // The optimizer's state dtypes (precision_aware_optimizer; fp32 without it): master
+  // weights, main gradients, first and second Adam moments.
+  bool precision_aware_optimizer = false;
+  StateDtype main_params_dtype = StateDtype::kFp32;
+  StateDtype main_grads_dtype = StateDtype::kFp32;
+  StateDtype exp_avg_dtype = StateDtype::kFp32;
+  StateDtype exp_avg_sq_dtype = StateDtype::kFp32;
   // Sequence parallelism: each TP all-gather / reduce-scatter split into chunks overlapped
   // with its GEMM, as Transformer Engine's userbuffers run them (--tp-comm-overlap).
   bool tp_comm_overlap = false;

@@ -220,6 +220,21 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { p.overlap_grad_reduce = *map.flag("overlap_grad_reduce"); });
   map.field([&] { p.overlap_param_gather = *map.flag("overlap_param_gather"); });
   map.field([&] { p.grad_reduce_in_bf16 = *map.flag("grad_reduce_in_bf16"); });
+  map.field([&] { p.precision_aware_optimizer = *map.flag("use_precision_aware_optimizer"); });
+  for (const auto& [key, field] :
+       {std::pair<const char*, StateDtype*>{"main_params_dtype", &p.main_params_dtype},
+        {"main_grads_dtype", &p.main_grads_dtype},
+        {"exp_avg_dtype", &p.exp_avg_dtype},
+        {"exp_avg_sq_dtype", &p.exp_avg_sq_dtype}}) {
+    map.field([&, key = key, field = field] {
+      parse_state_dtype(*map.text(key), field);
+      if (*field != StateDtype::kFp32 && !p.precision_aware_optimizer) {
+        map.fail(key, std::string(state_dtype_name(*field)) +
+                          " needs use_precision_aware_optimizer: true (Megatron-LM keeps the "
+                          "optimizer state in fp32 otherwise)");
+      }
+    });
+  }
   map.field([&] { p.tp_comm_overlap = *map.flag("tp_comm_overlap"); });
   map.field([&] { p.gpus_per_island = static_cast<int>(*map.integer("gpus_per_island")); });
   map.field([&] { p.grad_bucket_size = map.integer("grad_bucket_size").value_or(0); });

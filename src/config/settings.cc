@@ -579,6 +579,32 @@ std::vector<SettingSection> build_sections() {
                           "buffer is bf16, the optimizer's main gradients stay fp32)."),
                   "false"),
               "--grad-reduce-in-bf16"),
+           mg(def(boolean("use_precision_aware_optimizer",
+                          "Transformer Engine's FusedAdam keeps the optimizer state in the dtypes "
+                          "below (Megatron-Core's precision-aware optimizer)."),
+                  "false"),
+              "--use-precision-aware-optimizer"),
+           mg(def(choice("main_params_dtype", {"fp32", "fp16"},
+                         "Dtype of the optimizer's master weights (not fp32: needs "
+                         "use_precision_aware_optimizer)."),
+                  "fp32"),
+              "--main-params-dtype"),
+           mg(def(choice("main_grads_dtype", {"fp32", "bf16"},
+                         "Dtype of the gradients the optimizer steps on; bf16 with "
+                         "grad_reduce_in_bf16 keeps no fp32 copy (needs "
+                         "use_precision_aware_optimizer)."),
+                  "fp32"),
+              "--main-grads-dtype"),
+           mg(def(choice("exp_avg_dtype", {"fp32", "fp16", "bf16", "fp8"},
+                         "Dtype of Adam's first moment (not fp32: needs "
+                         "use_precision_aware_optimizer)."),
+                  "fp32"),
+              "--exp-avg-dtype"),
+           mg(def(choice("exp_avg_sq_dtype", {"fp32", "fp16", "bf16", "fp8"},
+                         "Dtype of Adam's second moment (not fp32: needs "
+                         "use_precision_aware_optimizer)."),
+                  "fp32"),
+              "--exp-avg-sq-dtype"),
            mg(def(boolean("tp_comm_overlap",
                           "Sequence parallelism: split each TP all-gather and reduce-scatter "
                           "into chunks overlapped with its GEMM (Transformer Engine "

@@ -18,11 +18,18 @@ namespace {
 double grad_element_bytes(const PlanSpec& p) {
   return p.precision == Precision::kFp16 || p.grad_reduce_in_bf16 ? 2.0 : 4.0;
 }
-// Adam state per parameter: fp32 master weights, momentum and variance.
-constexpr double kOptimizerStateBytes = 12;
-// HBM traffic of one fused Adam update per parameter: read master, gradient, momentum and
-// variance (4 x 4 B), write master, momentum, variance (3 x 4 B) and the 16-bit weights (2 B).
-constexpr double kAdamBytesPerParam = 30;
+// Adam state per parameter: master weights, momentum and variance, fp32 unless the
+// precision-aware optimizer keeps them narrower (12 B by default).
+double optimizer_state_bytes(const PlanSpec& p) {
+  return state_dtype_bytes(p.main_params_dtype) + state_dtype_bytes(p.exp_avg_dtype) +
+         state_dtype_bytes(p.exp_avg_sq_dtype);
+}
+// HBM traffic of one fused Adam update per parameter: read master, main gradient, momentum
+// and variance, write master, momentum and variance, and the 16-bit weights (2 B): 30 B in
+// fp32.
+double adam_bytes_per_param(const PlanSpec& p) {
+  return 2 * optimizer_state_bytes(p) + state_dtype_bytes(p.main_grads_dtype) + 2;
+}
 // Megatron's default gradient bucket: max(40M, 1M x data-parallel size) parameters.
 constexpr double kBucketParams = 40e6;
 constexpr double kBucketParamsPerReplica = 1e6;
@@ -220,8 +227,10 @@ void finish(Pass* pass) {
 //              and the one prefetched, gathered whole)
 //   gradients  params g, or with optim_grads / optim_grads_params params g / d + the bucket
 //              (or layer) being reduced, unsharded; with grad_reduce_in_bf16 (g = 2) plus the
-//              fp32 main gradients the optimizer steps on, 4 params / (d when sharded)
-//   optimizer  12 params, / d unless no_shard
+//              fp32 main gradients the optimizer steps on, 4 params / (d when sharded),
+//              unless the precision-aware optimizer steps on bf16 main gradients
+//   optimizer  12 params (master weights and moments, each in its state dtype), / d
+//              unless no_shard
 StageMemory sharded_memory(const PlanSpec& plan, double params, double layer, double bucket,
                            double weight_elem, double grad_elem) {
   const double d = plan.data_context();  // Megatron's dp-cp group shards
@@ -232,10 +241,13 @@ StageMemory sharded_memory(const PlanSpec& plan, double params, double layer, do
   m.gradients = plan.shards_gradients()
                     ? params * grad_elem / d + std::min(bucket, params) * grad_elem
                     : params * grad_elem;
-  if (plan.grad_reduce_in_bf16 && plan.precision != Precision::kFp16) {
+  // The fp32 main gradients of a bf16 reduction (none when the precision-aware optimizer steps
+  // on bf16 main gradients).
+  if (plan.grad_reduce_in_bf16 && plan.precision != Precision::kFp16 &&
+      plan.main_grads_dtype == StateDtype::kFp32) {
     m.gradients += params * 4 / opt_share;
   }
-  m.optimizer = params * kOptimizerStateBytes / opt_share;
+  m.optimizer = params * optimizer_state_bytes(plan) / opt_share;
   return m;
 }
 
@@ -508,7 +520,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.param_gather_bytes = plan.distributed_optimizer ? dense * weight_bytes : 0;
     st.expert_grad_bytes = experts * grad_elem;
     st.expert_param_gather_bytes = plan.distributed_optimizer ? experts * weight_bytes : 0;
-    st.optimizer_s = compute.memory_time(sharded * kAdamBytesPerParam);
+    st.optimizer_s = compute.memory_time(sharded * adam_bytes_per_param(plan));
     if (fp8) st.optimizer_s += compute.memory_time(params * fp8_weight_cast);
     st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
     st.grad_bucket_params = plan.grad_bucket_size > 0
@@ -524,7 +536,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.memory.dispatch_buffers = dispatch_buffers;
     st.memory.weights += experts * (weight_bytes + fp8_weight_bytes);
     st.memory.gradients += st.expert_grad_bytes;
-    st.memory.optimizer += experts * kOptimizerStateBytes / expert_share;
+    st.memory.optimizer += experts * optimizer_state_bytes(plan) / expert_share;
     if (plan.context > 1) st.memory.cp_buffers = 4 * cp_kv_bytes(dims);
   }
   schedule_memory(programs, &w);

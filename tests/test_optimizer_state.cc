@@ -1,0 +1,67 @@
+// The precision-aware optimizer's state dtypes (workload/stage_work): optimizer memory, the
+// fp32 main-gradient copy and the Adam update's HBM traffic follow the dtypes exactly.
+#include <catch2/catch.hpp>
+
+#include "test_support.h"
+#include "workload/compute_model.h"
+#include "workload/stage_work.h"
+
+using namespace trident;
+using namespace trident::testing;
+
+namespace {
+
+Scenario gpt3_zero1() {
+  Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
+                         plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
+  sc.plan.distributed_optimizer = true;
+  sc.plan.dp_sharding = DpSharding::kOptim;
+  return sc;
+}
+
+}  // namespace
+
+TEST_CASE("optimizer state: bf16 moments and fp16 master weights shrink it by their bytes",
+          "[workload][memory]") {
+  Scenario sc = gpt3_zero1();
+  const Workload fp32 = build_workload(sc);
+  const double params = fp32.stages[2].params_per_gpu;
+  // 4 B master + 4 B + 4 B moments, sharded over d = 16.
+  CHECK(fp32.stages[2].memory.optimizer == Approx(params * 12 / 16).epsilon(1e-12));
+  sc.plan.precision_aware_optimizer = true;
+  sc.plan.exp_avg_dtype = sc.plan.exp_avg_sq_dtype = StateDtype::kBf16;
+  CHECK(build_workload(sc).stages[2].memory.optimizer == Approx(params * 8 / 16).epsilon(1e-12));
+  sc.plan.main_params_dtype = StateDtype::kFp16;
+  sc.plan.exp_avg_sq_dtype = StateDtype::kFp8;
+  CHECK(build_workload(sc).stages[2].memory.optimizer == Approx(params * 5 / 16).epsilon(1e-12));
+}
+
+TEST_CASE("optimizer state: the Adam update reads and writes the state in its dtypes",
+          "[workload]") {
+  Scenario sc = gpt3_zero1();
+  const double fp32 = build_workload(sc).stages[2].optimizer_s;
+  sc.plan.precision_aware_optimizer = true;
+  sc.plan.exp_avg_dtype = sc.plan.exp_avg_sq_dtype = StateDtype::kBf16;
+  sc.plan.main_grads_dtype = StateDtype::kBf16;
+  // 2 × (4 + 2 + 2) read and written, 2 B of main gradient read, 2 B of weights written:
+  // 20 B against 2 × 12 + 4 + 2 = 30 B (an HBM-bound kernel, overhead aside).
+  const double narrow = build_workload(sc).stages[2].optimizer_s;
+  CHECK(narrow < fp32);
+  const ComputeModel cm(sc.cluster.gpu, sc.plan.precision);
+  const double params = build_workload(sc).stages[2].params_per_gpu / 16;
+  CHECK(fp32 - narrow == Approx(cm.memory_time(params * 30) - cm.memory_time(params * 20)));
+}
+
+TEST_CASE("optimizer state: bf16 main gradients drop the fp32 copy of a bf16 reduction",
+          "[workload][memory]") {
+  Scenario sc = gpt3_zero1();
+  sc.plan.grad_reduce_in_bf16 = true;
+  const Workload copy = build_workload(sc);
+  const double params = copy.stages[2].params_per_gpu;
+  sc.plan.precision_aware_optimizer = true;
+  sc.plan.main_grads_dtype = StateDtype::kBf16;
+  const Workload none = build_workload(sc);
+  CHECK(copy.stages[2].memory.gradients - none.stages[2].memory.gradients ==
+        Approx(params * 4 / 16).epsilon(1e-12));
+  CHECK(none.stages[2].memory.gradients == Approx(params * 2).epsilon(1e-12));
+}
