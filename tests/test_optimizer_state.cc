@@ -1,5 +1,6 @@
-// The precision-aware optimizer's state dtypes (workload/stage_work): optimizer memory, the
-// fp32 main-gradient copy and the Adam update's HBM traffic follow the dtypes exactly.
+// The precision-aware optimizer's state dtypes and FP8 primary weights (workload/stage_work):
+// optimizer memory, the fp32 main-gradient copy, the Adam update's HBM traffic, the weights
+// kept and the bytes the distributed optimizer gathers follow the dtypes exactly.
 #include <catch2/catch.hpp>
 
 #include "test_support.h"
@@ -64,4 +65,23 @@ TEST_CASE("optimizer state: bf16 main gradients drop the fp32 copy of a bf16 red
   CHECK(copy.stages[2].memory.gradients - none.stages[2].memory.gradients ==
         Approx(params * 4 / 16).epsilon(1e-12));
   CHECK(none.stages[2].memory.gradients == Approx(params * 2).epsilon(1e-12));
+}
+
+TEST_CASE("fp8_param_gather: weights only in FP8, gathered in FP8", "[workload][memory]") {
+  Scenario sc = gpt3_zero1();
+  sc.cluster.gpu.architecture = GpuArchitecture::kHopper;
+  sc.cluster.gpu.peak_flops[Precision::kFp8] = 2 * sc.cluster.gpu.peak_flops.at(Precision::kBf16);
+  sc.plan.precision = Precision::kFp8;
+  sc.plan.fp8_recipe = Fp8Recipe::kBlockwise;
+  const Workload dual = build_workload(sc);
+  const double params = dual.stages[2].params_per_gpu;
+  // Hopper keeps the 16-bit weights and both FP8 layouts with a scale per 128 x 128 block.
+  const double fp8 = 2 * (1 + 4.0 / (128 * 128));
+  CHECK(dual.stages[2].memory.weights == Approx(params * (2 + fp8)).epsilon(1e-12));
+  CHECK(dual.stages[2].param_gather_bytes == Approx(params * 2).epsilon(1e-12));
+  sc.plan.fp8_param_gather = true;
+  const Workload only = build_workload(sc);
+  CHECK(only.stages[2].memory.weights == Approx(params * fp8).epsilon(1e-12));
+  CHECK(only.stages[2].param_gather_bytes ==
+        Approx(params * (1 + 4.0 / (128 * 128))).epsilon(1e-12));
 }

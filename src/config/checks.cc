@@ -190,6 +190,15 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
         std::string("fp8_attention needs precision fp8 (precision is ") +
             precision_name(p.precision) + ")");
   }
+  if (p.fp8_param_gather && p.precision != Precision::kFp8) {
+    add(&issues, {"plan.fp8_param_gather", "plan.precision"},
+        std::string("fp8_param_gather needs precision fp8 (precision is ") +
+            precision_name(p.precision) + ")");
+  } else if (p.fp8_param_gather && p.shards_params()) {
+    add(&issues, {"plan.fp8_param_gather", "plan.data_parallel_sharding_strategy"},
+        "fp8_param_gather with optim_grads_params (FP8 per-layer gathers) is not modelled: use "
+        "no_shard or optim");
+  }
   const std::int64_t gpus =
       checked_mul(checked_mul(checked_mul(p.tensor, p.context), p.pipeline), p.data);
   const std::int64_t cluster_gpus = usable_gpus(p, c);

@@ -125,6 +125,7 @@ const std::map<std::string, Arg>& known_args() {
       {"--normalization", {Use::kModel, false, "normalization"}},
       {"--fp8-recipe", {Use::kPlan, false, "fp8_recipe"}},
       {"--fp8-dot-product-attention", {Use::kPlan, true, "fp8_attention"}},
+      {"--fp8-param-gather", {Use::kPlan, true, "fp8_param_gather"}},
       {"--num-layers-per-stage", {Use::kRefused, false, "use --decoder-first/last-..."}},
       {"--encoder-num-layers", {Use::kRefused, false, "encoders are not modelled"}},
   };

@@ -112,6 +112,8 @@ struct PlanSpec {
   // BF16, as Transformer Engine runs it by default).
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
   bool fp8_attention = false;
+  // FP8 primary weights (--fp8-param-gather): no 16-bit copy, gathered in FP8.
+  bool fp8_param_gather = false;
   // Layers of each virtual pipeline stage, in model order (chunk c of stage s is virtual stage
   // c * pipeline + s); size pipeline * virtual_stages. Empty: an even split.
   std::vector<int> pipeline_layers;

@@ -251,6 +251,7 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { parse_attention_backend(*map.text("attention_backend"), &p.attention_backend); });
   map.field([&] { parse_fp8_recipe(*map.text("fp8_recipe"), &p.fp8_recipe); });
   map.field([&] { p.fp8_attention = *map.flag("fp8_attention"); });
+  map.field([&] { p.fp8_param_gather = *map.flag("fp8_param_gather"); });
   map.field(
       [&] { p.expert_parallel = static_cast<int>(*map.integer("expert_model_parallel_size")); });
   map.field([&] {

@@ -672,6 +672,11 @@ std::vector<SettingSection> build_sections() {
                           "Attention in FP8 too (precision fp8); otherwise it runs in BF16."),
                   "false"),
               "--fp8-dot-product-attention"),
+           mg(def(boolean("fp8_param_gather",
+                          "Precision fp8: the weights live only in FP8 (no 16-bit copy) and the "
+                          "distributed optimizer all-gathers them in FP8."),
+                  "false"),
+              "--fp8-param-gather"),
            // Mixture of experts (Megatron-Core megatron/core/parallel_state.py and
            // megatron/core/transformer/moe/); used only when the model has experts.
            mg(def(integer("expert_model_parallel_size", 1, limits::kMaxGpus,

@@ -81,6 +81,19 @@ double fp8_weight_bytes_per_param(Fp8Recipe recipe, GpuArchitecture arch) {
   return arch == GpuArchitecture::kBlackwell ? 1 : 2;  // Hopper keeps the transpose too
 }
 
+double fp8_gather_bytes_per_param(Fp8Recipe recipe) {
+  switch (recipe) {
+    case Fp8Recipe::kMxfp8:
+      return 1 + 1.0 / 32;
+    case Fp8Recipe::kBlockwise:
+      return 1 + 4.0 / (128 * 128);
+    case Fp8Recipe::kDelayed:
+    case Fp8Recipe::kTensorwise:
+      break;
+  }
+  return 1;
+}
+
 LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchitecture arch) {
   LayerDims d;
   d.b = plan.micro_batch_size;

@@ -113,6 +113,9 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan,
 double fp8_cast_bytes_per_element(Fp8Recipe recipe, GpuArchitecture arch);
 // Bytes per parameter of the FP8 weight copies Transformer Engine keeps (and their scales).
 double fp8_weight_bytes_per_param(Fp8Recipe recipe, GpuArchitecture arch);
+// Bytes per parameter an FP8 weight all-gather moves (fp8_param_gather): one FP8 layout and
+// its scales (the transpose is made where it is used).
+double fp8_gather_bytes_per_param(Fp8Recipe recipe);
 
 // Context parallelism, p2p (Transformer Engine's AttnFuncWithCPAndKVP2P,
 // transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py): the

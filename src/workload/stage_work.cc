@@ -412,7 +412,11 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   // reuse them): timed with the optimizer step.
   const double fp8_weight_bytes = fp8 ? fp8_weight_bytes_per_param(plan.fp8_recipe, arch) : 0;
   const double fp8_weight_cast = fp8 ? fp8_cast_bytes_per_element(plan.fp8_recipe, arch) : 0;
-  const double weight_bytes = fp8 ? 2.0 : precision_bytes(plan.precision);
+  // FP8 primary weights (fp8_param_gather) keep no 16-bit copy; the distributed optimizer
+  // gathers one FP8 layout with its scales.
+  const bool fp8_only = fp8 && plan.fp8_param_gather;
+  const double weight_bytes = fp8_only ? 0.0 : fp8 ? 2.0 : precision_bytes(plan.precision);
+  const double gather_bytes = fp8_only ? fp8_gather_bytes_per_param(plan.fp8_recipe) : weight_bytes;
   const double tokens = double(plan.micro_batch_size) * dims.s;  // per rank: seq / cp
   const bool gather_bwd = plan.shards_params() && d > 1;
   const bool gather_fwd = gather_bwd || (plan.overlap_param_gather && d > 1);
@@ -517,9 +521,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     const double expert_share = plan.distributed_optimizer ? plan.expert_data_parallel() : 1;
     const double sharded = dense / opt_share + experts / expert_share;
     st.grad_bytes = dense * grad_elem;
-    st.param_gather_bytes = plan.distributed_optimizer ? dense * weight_bytes : 0;
+    st.param_gather_bytes = plan.distributed_optimizer ? dense * gather_bytes : 0;
     st.expert_grad_bytes = experts * grad_elem;
-    st.expert_param_gather_bytes = plan.distributed_optimizer ? experts * weight_bytes : 0;
+    st.expert_param_gather_bytes = plan.distributed_optimizer ? experts * gather_bytes : 0;
     st.optimizer_s = compute.memory_time(sharded * adam_bytes_per_param(plan));
     if (fp8) st.optimizer_s += compute.memory_time(params * fp8_weight_cast);
     st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
