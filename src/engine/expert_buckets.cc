@@ -10,7 +10,7 @@ namespace trident {
 void StepSimulation::maybe_launch_expert_bucket(ActorState& a, bool flush) {
   const StageWork& st = w_.stages[a.pp];
   if (!async_experts_ || a.expert_bucket_params <= 0) return;
-  if (!flush && a.expert_bucket_params < st.grad_bucket_params) return;
+  if (!flush && a.expert_bucket_params < st.expert_grad_bucket_params) return;
   const double bytes = a.expert_bucket_params * st.expert_grad_bytes / st.expert_params_per_gpu;
   a.expert_bucket_params = 0;
   a.pending_buckets.push_back(join(a, CollKind::kExpertData, dp_op_, bytes, /*async=*/true));
