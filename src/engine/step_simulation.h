@@ -59,6 +59,7 @@ struct ActorState {
   int buckets = 0;                  // buckets launched so far
   bool record_closed_form = false;  // record its fused passes' TP collectives
   std::vector<sg4::SemaphorePtr> pending_buckets;
+  sg4::SemaphorePtr last_expert_bucket;         // sharded gradients: the expert bucket queued last
   std::vector<sg4::SemaphorePtr> step_gathers;  // overlap_param_gather: this step's buckets
   int gathers_waited = -1;                      // the last of them this actor waited for
 };
