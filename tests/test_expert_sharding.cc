@@ -43,7 +43,7 @@ Scenario moe_scenario(int nodes, int t, int d, int ep, int etp, DpSharding shard
 
 }  // namespace
 
-TEST_CASE("an FSDP unit gathers its dense weights then its experts, waited together",
+TEST_CASE("an FSDP unit gathers its dense weights then its experts and waits for both",
           "[param_gathers][moe]") {
   Pass pass;
   for (int l = 0; l < 2; ++l) {
