@@ -304,11 +304,6 @@ void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssu
         "expert_tensor_parallel_size " + str(etp) + " differs from tensor_parallel " +
             str(p.tensor) + ": trident models that with moe_token_dispatcher_type alltoall only");
   }
-  if (p.shards_gradients()) {
-    add(issues, {"plan.data_parallel_sharding_strategy", "model.num_experts"},
-        "data_parallel_sharding_strategy optim_grads and optim_grads_params are not modelled "
-        "for experts yet: use no_shard or optim (the distributed optimizer)");
-  }
   if (p.tensor > 1 && !p.sequence_parallel) {
     add(issues, {"plan.sequence_parallel", "plan.tensor_parallel"},
         "a mixture of experts with tensor_parallel " + str(p.tensor) +
@@ -383,7 +378,11 @@ double estimated_sim_activities(const PlanSpec& p, const ModelSpec& m, const Clu
   // layer and micro-batch.
   const double rounds =
       (p.shards_gradients() ? p.num_microbatches : 1.0) * (p.shards_params() ? 3 : 1);
-  const double dp = dc > 1 ? pp * buckets * t * dc * (full ? 2 * (dc - 1) : 2) * rounds : 0;
+  double dp = dc > 1 ? pp * buckets * t * dc * (full ? 2 * (dc - 1) : 2) * rounds : 0;
+  // Sharded experts reduced apart: their own bucket (and gathers) per MoE layer beside each
+  // dense one, over the expert-data-parallel group.
+  const bool experts_apart = m.moe() && (p.expert_parallel > 1 || p.expert_tensor() != p.tensor);
+  if (p.shards_gradients() && experts_apart) dp *= 2;
   return actors * passes * per_pass + dp;
 }
 

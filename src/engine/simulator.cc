@@ -30,7 +30,7 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
   const bool forward = kind == IntervalKind::kForward;
   if (sharded_params_) {
     const GatherSchedule& g = (forward ? layer_fwd_ : layer_bwd_)[a.pp][chunk];
-    own = launch_gathers(a, g.unit_params);
+    own = launch_gathers(a, g);
     waits = &g.waits.front();
   } else if (forward && mb == 0 && !a.step_gathers.empty()) {
     waits = &step_gathers_[a.pp].waits[chunk];
@@ -38,7 +38,8 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     waited = &a.gathers_waited;
   }
   const bool ring = pass.ring_steps > 0;
-  if (fuse_tp_ && !fill_buckets && waits == nullptr && !ring) {
+  const bool fill_experts = !forward && fills_expert_buckets(mb);
+  if (fuse_tp_ && !fill_buckets && !fill_experts && waits == nullptr && !ring) {
     compute(fused.duration);
     tl.compute_s += pass.compute_s;
     tl.tp_exposed_s += fused.tp_exposed;
@@ -107,9 +108,9 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
         maybe_launch_bucket(a, false);
       }
     }
-    if (fill_buckets && async_experts_ && seg.expert_grad_params > 0) {
+    if (fill_experts && seg.expert_grad_params > 0) {
       a.expert_bucket_params += seg.expert_grad_params;
-      if (a.expert_bucket_params >= w_.stages[a.pp].grad_bucket_params) {
+      if (a.expert_bucket_params >= w_.stages[a.pp].expert_grad_bucket_params) {
         compute(pending);
         pending = 0;
         maybe_launch_expert_bucket(a, false);
@@ -118,7 +119,7 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
   }
   compute(pending);
   if (fill_buckets) maybe_launch_bucket(a, true);
-  if (fill_buckets) maybe_launch_expert_bucket(a, true);
+  if (fill_experts) maybe_launch_expert_bucket(a, true);
   TpTiming tp = TpTiming::kNone;
   if (fuse_tp_ && ring) {
     tp = fused.collectives.empty() ? TpTiming::kNone
@@ -157,7 +158,7 @@ void StepSimulation::actor_main(ActorState& a) {
   const int last_mb = sc_.plan.num_microbatches - 1;
   // overlap_param_gather: the steady state, where the previous step's optimizer launched this
   // step's gathers, bucket by bucket in forward order, behind the forward.
-  if (!step_gathers_.empty()) a.step_gathers = launch_gathers(a, step_gathers_[a.pp].unit_params);
+  if (!step_gathers_.empty()) a.step_gathers = launch_gathers(a, step_gathers_[a.pp]);
   for (const Instr& in : programs_[a.pp].instrs) {
     const int c = in.chunk;
     switch (in.kind) {
@@ -193,7 +194,7 @@ void StepSimulation::actor_main(ActorState& a) {
         if (!async_experts_) a.tl->dp_exposed_s += expert_data_collective(a, false);
         if (!async_dp_) {
           a.tl->dp_exposed_s += collective(a, CollKind::kData, dp_op_, work.grad_bytes);
-          break;
+          if (a.pending_buckets.empty()) break;  // else expert buckets are still in flight
         }
         const double start = sg4::Engine::get_clock();
         for (const sg4::SemaphorePtr& done : a.pending_buckets) done->acquire();

@@ -24,9 +24,10 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     participants = full_ ? t_ : 1;
     group_id = (a.pp * d_ + a.dp) * cp_ + a.cp;
     seq = a.tp_seq++;
-  } else if (kind == CollKind::kExpert || kind == CollKind::kExpertData) {
+  } else if (kind == CollKind::kExpert || kind == CollKind::kExpertData ||
+             kind == CollKind::kExpertGather) {
     // An actor stands for one GPU (full) or its TP group's ranks (schedule/expert_ranks.h).
-    const bool data = kind == CollKind::kExpertData;
+    const bool data = kind != CollKind::kExpert;
     const std::vector<int> tr = tensor_ranks(a);
     const int base = experts_.local(0, a.cp, a.dp);
     groups = experts_.groups(base + tr.front(), static_cast<int>(tr.size()), a.pp, data);
@@ -34,7 +35,7 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
         full_ ? experts_.join(base + a.tp, 1, data) : experts_.join(base, t_, data);
     participants = j.participants;
     group_id = a.pp * t_ * cp_ * d_ + j.id;
-    seq = data ? a.edp_seq++ : a.ep_seq++;
+    seq = kind == CollKind::kExpertGather ? a.expert_gather_seq++ : data ? a.edp_seq++ : a.ep_seq++;
   } else if (kind == CollKind::kContext) {
     for (int r : tensor_ranks(a)) groups.push_back(ranks_.context_group(r, a.dp, a.pp));
     participants = cp_;
@@ -184,19 +185,29 @@ void StepSimulation::overlapped_segment(ActorState& a, const Segment& seg, int m
 }
 
 std::vector<sg4::SemaphorePtr> StepSimulation::launch_gathers(ActorState& a,
-                                                              const std::vector<double>& units) {
+                                                              const GatherSchedule& g) {
+  const std::vector<double>& units = g.unit_params;
   std::vector<sg4::SemaphorePtr> done;
   for (size_t i = 0; i < units.size(); ++i) done.push_back(sg4::Semaphore::create(0));
   const StageWork& st = w_.stages[a.pp];
   const double per_param = st.param_gather_bytes / (st.params_per_gpu - st.expert_params_per_gpu);
-  sg4::Actor::create("gathers", sg4::this_actor::get_host(), [this, &a, units, done, per_param]() {
-    for (size_t i = 0; i < units.size(); ++i) {
+  // Expert units: the routed experts' weights over the expert-data-parallel group.
+  std::vector<double> bytes;
+  std::vector<CollKind> kinds;
+  for (size_t i = 0; i < units.size(); ++i) {
+    const bool expert = i < g.expert.size() && g.expert[i];
+    bytes.push_back(expert ? units[i] * st.expert_param_gather_bytes / st.expert_params_per_gpu
+                           : units[i] * per_param);
+    kinds.push_back(expert ? CollKind::kExpertGather : CollKind::kGather);
+  }
+  sg4::Actor::create("gathers", sg4::this_actor::get_host(), [this, &a, bytes, kinds, done]() {
+    for (size_t i = 0; i < bytes.size(); ++i) {
       const double start = sg4::Engine::get_clock();
-      await(join(a, CollKind::kGather, CollectiveOp::kAllGather, units[i] * per_param, false));
+      await(join(a, kinds[i], CollectiveOp::kAllGather, bytes[i], false));
       // Runs beside the compute: recorded for the trace, exposed only where a pass waits.
       if (Interval* iv = record(a, IntervalKind::kDpComm, start, -1)) {
         iv->op = CollectiveOp::kAllGather;
-        iv->bytes = units[i] * per_param;
+        iv->bytes = bytes[i];
         iv->bucket = static_cast<std::int32_t>(i);
       }
       done[i]->release();

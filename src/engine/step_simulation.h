@@ -33,8 +33,9 @@ namespace sg4 = simgrid::s4u;
 // (they run from a helper actor beside the actor's other data-parallel collectives). kContext:
 // a context-parallel ring step. kExpert: a MoE dispatch or combine over the expert-parallel
 // group; kExpertData: the expert gradients' reduction (or weight gather) over the
-// expert-data-parallel group.
-enum class CollKind { kTensor, kData, kGather, kContext, kExpert, kExpertData };
+// expert-data-parallel group; kExpertGather: a per-layer gather of sharded expert weights over
+// it, from the helper actor that runs kGather (matched on its own sequence).
+enum class CollKind { kTensor, kData, kGather, kContext, kExpert, kExpertData, kExpertGather };
 
 // A collective in progress: participants arrive one by one; the last one starts the flows
 // (so a collective starts when its slowest member is ready) and, once they are done, releases
@@ -52,12 +53,13 @@ struct ActorState {
   int tp = 0, cp = 0, dp = 0, pp = 0;
   int tp_seq = 0, dp_seq = 0, cp_seq = 0;  // collectives issued so far, to match them across actors
   int gather_seq = 0;
-  int ep_seq = 0, edp_seq = 0;
+  int ep_seq = 0, edp_seq = 0, expert_gather_seq = 0;
   double bucket_params = 0;         // gradients ready but not yet handed to a bucket
   double expert_bucket_params = 0;  // expert gradients likewise (their own buckets)
   int buckets = 0;                  // buckets launched so far
   bool record_closed_form = false;  // record its fused passes' TP collectives
   std::vector<sg4::SemaphorePtr> pending_buckets;
+  sg4::SemaphorePtr last_expert_bucket;         // sharded gradients: the expert bucket queued last
   std::vector<sg4::SemaphorePtr> step_gathers;  // overlap_param_gather: this step's buckets
   int gathers_waited = -1;                      // the last of them this actor waited for
 };
@@ -93,9 +95,13 @@ class StepSimulation {
     dp_op_ =
         sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
     sharded_grads_ = sc.plan.shards_gradients() && dc_ > 1;
-    sharded_params_ = sc.plan.shards_params() && dc_ > 1;
     async_dp_ = (sc.plan.overlap_grad_reduce && dc_ > 1) || sharded_grads_;
-    async_experts_ = async_dp_ && !sharded_grads_ && experts_.expert_data_parallel() > 1;
+    // Experts reduce apart over the expert-data-parallel group: with sharded gradients every
+    // micro-batch's buckets, with sharded weights gathered per layer (engine/param_gathers.h).
+    const bool edp = experts_.expert_data_parallel() > 1;
+    sharded_expert_grads_ = sc.plan.shards_gradients() && edp;
+    sharded_params_ = sc.plan.shards_params() && (dc_ > 1 || edp);
+    async_experts_ = (async_dp_ || sharded_expert_grads_) && edp;
     ep_ = sc.model.moe() ? sc.plan.expert_parallel : 1;
     ep_load_ = moe_expert_load(sc.model, sc.plan);
   }
@@ -143,9 +149,14 @@ class StepSimulation {
   // Runs the collective of a tp_comm_overlap segment in its chunks beside the GEMM's chunks
   // (workload/tp_overlap.h gives the same schedule in closed form).
   void overlapped_segment(ActorState& a, const Segment& seg, int mb, int chunk);
-  // Starts a helper actor that all-gathers `units` (parameters each) one after another over
-  // a's data-parallel group; returns one semaphore per unit, released when it is gathered.
-  std::vector<sg4::SemaphorePtr> launch_gathers(ActorState& a, const std::vector<double>& units);
+  // Starts a helper actor that all-gathers the units of `g` (parameters each) one after another
+  // over a's data-parallel group (expert units over its expert-data-parallel group); returns
+  // one semaphore per unit, released when it is gathered.
+  std::vector<sg4::SemaphorePtr> launch_gathers(ActorState& a, const GatherSchedule& g);
+  // Whether the backward of micro-batch `mb` fills expert gradient buckets.
+  bool fills_expert_buckets(int mb) const {
+    return async_experts_ && (sharded_expert_grads_ || mb == sc_.plan.num_microbatches - 1);
+  }
   // Waits until gathers[0..unit] are done (from *waited + 1 on), counting the wait as exposed.
   void wait_gathers(ActorState& a, const std::vector<sg4::SemaphorePtr>& gathers, int unit,
                     int* waited, int mb, int chunk);
@@ -210,6 +221,8 @@ class StepSimulation {
   bool async_experts_ = false;   // expert gradient buckets too, over the expert-data group
   bool sharded_grads_ = false;   // buckets filled by every micro-batch's backward
   bool sharded_params_ = false;  // per-layer gathers before forward and backward
+  // Expert buckets filled by every micro-batch's backward (sharded gradients, EDP > 1).
+  bool sharded_expert_grads_ = false;
   LoweringOptions lowering_;
   double host_speed_ = 0;
   std::uint64_t activities_ = 0;

@@ -18,7 +18,8 @@ inline constexpr int kNicAllToAllPeers = 8;
 // flows per NIC, and why: taken in fast mode when the model's MoE layers run all-to-alls over
 // expert groups whose every member has at least kNicAllToAllPeers peers in other islands, on a
 // fabric without taper above the NICs (the per-pair flows' only shared links are then the two
-// NICs, which the collapsed flow loads alike).
+// NICs, which the collapsed flow loads alike), and without sharded gradients (whose buckets
+// and gathers meet the all-to-alls on the NICs in every pass).
 Shortcut decide_nic_all_to_all(const Scenario& scenario, Fidelity fidelity);
 
 }  // namespace trident

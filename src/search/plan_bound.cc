@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "schedule/expert_ranks.h"
 #include "schedule/rank_map.h"
 #include "workload/collective_time.h"
 #include "workload/tp_overlap.h"
@@ -134,6 +135,30 @@ double last_bucket_params(const StageWork& st, const Pass& last) {
   return params;
 }
 
+// optim_grads_params: the gathers a pass's first segment waits for (the engine launches a
+// pass's per-layer gathers when the pass starts, so nothing hides them): its dense unit over
+// the data-parallel group, then its routed experts over the expert-data-parallel group, one
+// after the other on one stream. 0 when the first segment waits for nothing.
+double first_gather_floor(const Pass& pass, const StageWork& st, const Scenario& sc,
+                          bool one_per_island, const TpLayout& dp_layout,
+                          const TpLayout* expert_layout) {
+  if (!sc.plan.shards_params() || pass.segments.empty()) return 0;
+  const Segment& seg = pass.segments.front();
+  double floor = 0;
+  const double dense = st.params_per_gpu - st.expert_params_per_gpu;
+  if (seg.weight_params > 0 && dense > 0) {
+    floor += dp_floor(CollectiveOp::kAllGather, seg.weight_params * st.param_gather_bytes / dense,
+                      sc, one_per_island, dp_layout);
+  }
+  if (seg.expert_weight_params > 0 && expert_layout && st.expert_params_per_gpu > 0) {
+    const double bytes =
+        seg.expert_weight_params * st.expert_param_gather_bytes / st.expert_params_per_gpu;
+    floor += spanning_collective_floor(CollectiveOp::kAllGather, bytes,
+                                       sc.plan.expert_data_parallel(), sc, *expert_layout);
+  }
+  return floor;
+}
+
 // The stage's last backward instruction, or nullptr.
 const Instr* last_backward(const StageProgram& program) {
   for (auto it = program.instrs.rbegin(); it != program.instrs.rend(); ++it) {
@@ -168,6 +193,13 @@ const PlanLayouts& BoundMemo::layouts(const PlanSpec& plan, const ClusterSpec& c
   for (int s = 0; s < plan.pipeline; ++s) {
     out.data.push_back(group_layout(cluster, ranks, ranks.data_group(0, s)));
   }
+  const int stage_gpus = plan.tensor * plan.context * plan.data;
+  if (stage_gpus % (plan.expert_parallel * plan.expert_tensor()) == 0) {
+    const ExpertRanks experts(ranks, plan);
+    for (int s = 0; s < plan.pipeline; ++s) {
+      out.expert_data.push_back(group_layout(cluster, ranks, experts.expert_data_group(0, s)));
+    }
+  }
   return layouts_.emplace(key, std::move(out)).first->second;
 }
 
@@ -183,10 +215,17 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
   for (int s = 0; s < p; ++s) {
     const StageWork& st = w.stages[s];
     const TpLayout& dp_layout = layouts.data[s];
+    const TpLayout* expert_layout = layouts.expert_data.empty() ? nullptr : &layouts.expert_data[s];
     double per_microbatch = 0;
     for (size_t c = 0; c < st.chunks.size(); ++c) {
-      const double fwd = pass_floor(st.chunks[c].forward, sc, layout, memo);
-      const double bwd = pass_floor(st.chunks[c].backward, sc, layout, memo);
+      const Pass& forward = st.chunks[c].forward;
+      const Pass& backward = st.chunks[c].backward;
+      const double fwd =
+          pass_floor(forward, sc, layout, memo) +
+          first_gather_floor(forward, st, sc, one_per_island, dp_layout, expert_layout);
+      const double bwd =
+          pass_floor(backward, sc, layout, memo) +
+          first_gather_floor(backward, st, sc, one_per_island, dp_layout, expert_layout);
       if (c == 0) {
         first_fwd[s] = fwd;
         first_bwd[s] = bwd;
@@ -209,7 +248,8 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
                     dp_layout);
     }
     // The step's parameter all-gather: hidden behind the next step's forward under
-    // overlap_param_gather, and per layer (counted 0 here) with sharded weights.
+    // overlap_param_gather, and per layer with sharded weights (each pass's first gathers
+    // are counted in its floor above).
     if (plan.distributed_optimizer && !plan.overlap_param_gather && !plan.shards_params()) {
       dp +=
           dp_floor(CollectiveOp::kAllGather, st.param_gather_bytes, sc, one_per_island, dp_layout);

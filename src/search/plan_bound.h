@@ -60,6 +60,9 @@ struct GroupLayout {
 struct PlanLayouts {
   GroupLayout tensor;
   std::vector<GroupLayout> data;  // per pipeline stage
+  // Per pipeline stage: the expert-data-parallel group of local rank 0 (schedule/
+  // expert_ranks.h); empty when EP x ETP does not divide the stage's GPUs.
+  std::vector<GroupLayout> expert_data;
   bool data_one_per_island = false;
 };
 

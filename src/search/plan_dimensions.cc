@@ -301,12 +301,12 @@ std::vector<SearchDimension> build_dimensions() {
                [](const SearchContext&, const PlanSpec&) { return std::string(); }});
   // What data parallelism shards (Megatron-Core's data_parallel_sharding_strategy; the
   // distributed optimizer is every strategy but no_shard): only over a data-parallel group
-  // (d * cp > 1, the dp-cp group that shards); experts refuse the gradient and weight shards
-  // (checks.cc), so those get no_shard and optim.
+  // (d * cp > 1, the dp-cp group that shards). Routed experts shard over their
+  // expert-data-parallel group (Megatron-FSDP's expert parameter groups).
   d.push_back({"plan.data_parallel_sharding_strategy",
                [](const SearchContext& c, const PlanSpec& p) {
                  if (p.data_context() < 2) return Values{"no_shard"};
-                 if (c.model->moe() || !c.wide) return Values{"no_shard", "optim"};
+                 if (!c.wide) return Values{"no_shard", "optim"};
                  return Values{"no_shard", "optim", "optim_grads", "optim_grads_params"};
                },
                [](const std::string& v, const SearchContext&, PlanSpec* p) {
@@ -317,9 +317,6 @@ std::vector<SearchDimension> build_dimensions() {
                [](const SearchContext& c, const PlanSpec& p) -> std::string {
                  if (p.dp_sharding == DpSharding::kNoShard) return "";
                  if (p.data_context() < 2) return "sharding needs d * cp > 1";
-                 if (c.model->moe() && p.shards_gradients()) {
-                   return "experts: gradients and weights not sharded";
-                 }
                  // Every micro-batch reduce-scatters (and gathers): the one rule of the table
                  // that is trident's, not Megatron's (the checks' simulation-size limit).
                  if (p.shards_gradients() &&

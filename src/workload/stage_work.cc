@@ -196,14 +196,16 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
   }
 }
 
-// Opens a segment whose compute first uses the weights of `params` parameters (a layer's
+// Opens a segment whose compute first uses the weights of `params` parameters gathered over
+// the data-parallel group and `expert_params` over the expert-data-parallel group (a layer's
 // forward under per-layer parameter gathers).
-void weights_needed(double params, Pass* pass) {
+void weights_needed(double params, double expert_params, Pass* pass) {
   if (pass->segments.empty() || pass->segments.back().compute_s > 0 ||
       pass->segments.back().tp_bytes > 0) {
     pass->segments.emplace_back();
   }
   pass->segments.back().weight_params += params;
+  pass->segments.back().expert_weight_params += expert_params;
 }
 
 // Marks `params` as having final gradients at the current end of `pass`.
@@ -221,24 +223,25 @@ void finish(Pass* pass) {
   }
 }
 
-// Weights, gradients and optimizer state per GPU of a stage of `params` parameters per GPU
-// (`layer`: one layer's, `bucket`: one gradient bucket's), under plan.dp_sharding:
-//   weights    params w, or with optim_grads_params params w / d + 2 layer w (the layer in use
-//              and the one prefetched, gathered whole)
-//   gradients  params g, or with optim_grads / optim_grads_params params g / d + the bucket
-//              (or layer) being reduced, unsharded; with grad_reduce_in_bf16 (g = 2) plus the
-//              fp32 main gradients the optimizer steps on, 4 params / (d when sharded),
-//              unless the precision-aware optimizer steps on bf16 main gradients
+// Weights, gradients and optimizer state per GPU of `params` parameters per GPU sharded over
+// a group of `d` GPUs (the dp-cp group for dense weights, the expert-data-parallel group for
+// routed experts; `layer`: the largest FSDP unit's, `bucket`: one gradient bucket's), under
+// plan.dp_sharding:
+//   weights    params w, or with optim_grads_params and d > 1 params w / d + 2 layer w (the
+//              layer in use and the one prefetched, gathered whole)
+//   gradients  params g, or with optim_grads / optim_grads_params and d > 1 params g / d + the
+//              bucket (or layer) being reduced, unsharded; with grad_reduce_in_bf16 (g = 2)
+//              plus the fp32 main gradients the optimizer steps on, 4 params / (d when
+//              sharded), unless the precision-aware optimizer steps on bf16 main gradients
 //   optimizer  12 params (master weights and moments, each in its state dtype), / d
 //              unless no_shard
-StageMemory sharded_memory(const PlanSpec& plan, double params, double layer, double bucket,
-                           double weight_elem, double grad_elem) {
-  const double d = plan.data_context();  // Megatron's dp-cp group shards
+StageMemory sharded_memory(const PlanSpec& plan, double d, double params, double layer,
+                           double bucket, double weight_elem, double grad_elem) {
   const double opt_share = plan.distributed_optimizer ? d : 1;
   StageMemory m;
-  m.weights = plan.shards_params() ? params * weight_elem / d + 2 * layer * weight_elem
-                                   : params * weight_elem;
-  m.gradients = plan.shards_gradients()
+  m.weights = plan.shards_params() && d > 1 ? params * weight_elem / d + 2 * layer * weight_elem
+                                            : params * weight_elem;
+  m.gradients = plan.shards_gradients() && d > 1
                     ? params * grad_elem / d + std::min(bucket, params) * grad_elem
                     : params * grad_elem;
   // The fp32 main gradients of a bf16 reduction (none when the precision-aware optimizer steps
@@ -420,6 +423,18 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const double tokens = double(plan.micro_batch_size) * dims.s;  // per rank: seq / cp
   const bool gather_bwd = plan.shards_params() && d > 1;
   const bool gather_fwd = gather_bwd || (plan.overlap_param_gather && d > 1);
+  // Megatron-FSDP keeps a MoE layer's routed experts in parameter groups of their own, sharded
+  // over the expert-data-parallel group (megatron_fsdp/param_and_grad_buffer.py: groups keyed
+  // by FSDP unit and is_expert_param, expert buffers on the expt_dp group); torchtitan's
+  // apply_fsdp shards `moe.experts` over its efsdp mesh likewise. Both are gathered with their
+  // layer, before its forward and again before its backward. Under overlap_param_gather the
+  // distributed optimizer's expert buckets are gathered behind the forward likewise.
+  const double edp = plan.expert_data_parallel();
+  const bool experts_gathered = edp > 1 && apart_params > 0;
+  const bool gather_experts_bwd = plan.shards_params() && experts_gathered;
+  const bool gather_experts_fwd =
+      gather_experts_bwd ||
+      (plan.overlap_param_gather && plan.distributed_optimizer && d > 1 && experts_gathered);
 
   Workload w;
   w.total_params = model_params(model);
@@ -429,6 +444,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   for (int s = 0; s < p; ++s) {
     StageWork& st = w.stages[s];
     st.chunks.resize(v);
+    // The stage's smallest and largest FSDP unit reduced over d cp, and its largest experts'.
+    double min_unit = per_layer_params, max_unit = 0, max_expert_unit = 0;
+    bool any_layer = false;
     for (int c = 0; c < v; ++c) {
       const int vs = c * p + s;
       ChunkWork& ch = st.chunks[c];
@@ -443,36 +461,46 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         moe_layers += moe ? 1 : 0;
         params += moe ? moe_layer_params : per_layer_params;
         expert_params += moe ? apart_params : 0;
+        // FSDP units: the layer's parameters reduced over d cp, and its experts apart.
+        const double unit = moe ? moe_layer_params - apart_params : per_layer_params;
+        min_unit = any_layer ? std::min(min_unit, unit) : unit;
+        any_layer = true;
+        max_unit = std::max(max_unit, unit);
+        if (moe) max_expert_unit = std::max(max_expert_unit, apart_params);
       }
 
       const double out = final_norm + (output_copy ? vocab_params : 0);
       const double embed = vocab_params + pos_params;
       // Per-layer parameter gathers: each layer's forward (and, with sharded weights, its
       // backward) first waits for its weights.
-      const auto fwd_weights = [&](double n) {
-        if (gather_fwd) weights_needed(n, &ch.forward);
+      // `x`: the layer's routed experts reduced apart (gathered over the expert-data group).
+      const auto fwd_weights = [&](double n, double x) {
+        x = gather_experts_fwd ? x : 0;
+        if (gather_fwd || x > 0) weights_needed(gather_fwd ? n : 0, x, &ch.forward);
       };
-      const auto bwd_weights = [&](double n) {
-        if (gather_bwd) weights_needed(n, &ch.backward);
+      const auto bwd_weights = [&](double n, double x) {
+        x = gather_experts_bwd ? x : 0;
+        if (gather_bwd || x > 0) weights_needed(gather_bwd ? n : 0, x, &ch.backward);
       };
       if (ch.has_embedding) {
-        fwd_weights(embed);
+        fwd_weights(embed, 0);
         append_ops(embedding_forward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.forward);
       }
       for (int l = 0; l < ch.num_layers; ++l) {
         const int layer = ch.first_layer + l;
-        fwd_weights(model.is_moe_layer(layer) ? moe_layer_params : per_layer_params);
-        append_ops(model.is_moe_layer(layer) ? moe_fwd : layer_fwd, cm, plan.tensor, layer,
-                   &ch.forward);
+        const bool moe = model.is_moe_layer(layer);
+        fwd_weights(moe ? moe_layer_params - apart_params : per_layer_params,
+                    moe ? apart_params : 0);
+        append_ops(moe ? moe_fwd : layer_fwd, cm, plan.tensor, layer, &ch.forward);
       }
       if (ch.has_output) {
-        fwd_weights(out);
+        fwd_weights(out, 0);
         append_ops(output_forward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.forward);
       }
       finish(&ch.forward);
 
       if (ch.has_output) {
-        bwd_weights(out);
+        bwd_weights(out, 0);
         append_ops(output_backward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.backward);
         grads_done(out, &ch.backward);
         params += out;
@@ -481,7 +509,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         // Backward runs the chunk's layers last to first.
         const int layer = ch.first_layer + ch.num_layers - 1 - l;
         const bool moe = model.is_moe_layer(layer);
-        bwd_weights(moe ? moe_layer_params : per_layer_params);
+        bwd_weights(moe ? moe_layer_params - apart_params : per_layer_params,
+                    moe ? apart_params : 0);
         append_ops(moe ? moe_recompute : recompute_ops, cm, plan.tensor, layer, &ch.backward);
         append_ops(moe ? moe_bwd : layer_bwd, cm, plan.tensor, layer, &ch.backward);
         // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
@@ -489,7 +518,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         if (moe) ch.backward.segments.back().expert_grad_params += apart_params;
       }
       if (ch.has_embedding) {
-        bwd_weights(embed);
+        bwd_weights(embed, 0);
         append_ops(embedding_backward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.backward);
         grads_done(embed, &ch.backward);
         params += embed;
@@ -532,15 +561,25 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
                                 : std::max(kBucketParams, kBucketParamsPerReplica * d);
     // Megatron-Core FSDP reduce-scatters each FSDP unit (a transformer layer) as its backward
     // ends. Dense parameters shard over the data-parallel group; expert parameters (reduced
-    // apart) over the expert-data-parallel group.
-    if (plan.shards_params()) st.grad_bucket_params = per_layer_params;
+    // apart) over the expert-data-parallel group, in buckets of one layer's experts. The
+    // smallest unit as the bucket size launches a bucket at every layer's end.
+    st.expert_grad_bucket_params = st.grad_bucket_params;
+    if (plan.shards_params()) {
+      st.grad_bucket_params = min_unit;
+      st.expert_grad_bucket_params = max_expert_unit;
+    }
     const double dispatch_buffers = st.memory.dispatch_buffers;
-    st.memory = sharded_memory(plan, dense, per_layer_params, st.grad_bucket_params,
-                               weight_bytes + fp8_weight_bytes, grad_elem);
+    const double weight_elem = weight_bytes + fp8_weight_bytes;
+    const bool fsdp = plan.shards_params();
+    st.memory = sharded_memory(plan, d, dense, max_unit, fsdp ? max_unit : st.grad_bucket_params,
+                               weight_elem, grad_elem);
     st.memory.dispatch_buffers = dispatch_buffers;
-    st.memory.weights += experts * (weight_bytes + fp8_weight_bytes);
-    st.memory.gradients += st.expert_grad_bytes;
-    st.memory.optimizer += experts * optimizer_state_bytes(plan) / expert_share;
+    const StageMemory expert_memory =
+        sharded_memory(plan, edp, experts, max_expert_unit,
+                       fsdp ? max_expert_unit : st.grad_bucket_params, weight_elem, grad_elem);
+    st.memory.weights += expert_memory.weights;
+    st.memory.gradients += expert_memory.gradients;
+    st.memory.optimizer += expert_memory.optimizer;
     if (plan.context > 1) st.memory.cp_buffers = 4 * cp_kv_bytes(dims);
   }
   schedule_memory(programs, &w);

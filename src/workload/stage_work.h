@@ -52,6 +52,10 @@ struct Segment {
   // Passes with per-layer parameter gathers (overlap_param_gather, optim_grads_params):
   // parameters whose weights this segment is the first to use.
   double weight_params = 0;
+  // optim_grads_params with experts reduced apart: routed-expert parameters whose weights this
+  // segment is the first to use, gathered over the expert-data-parallel group after the
+  // weight_params of the same layer (Megatron-FSDP's expert parameter group of the unit).
+  double expert_weight_params = 0;
   std::vector<RingStep> ring;  // runs first, before compute_s
   // The collective runs over the expert-parallel group (tp_bytes: bytes per GPU of a MoE
   // dispatch or combine, moe_ops.h), not the TP group; `combine`: the busiest rank sends most.
@@ -107,6 +111,9 @@ struct StageWork {
   double param_gather_bytes = 0;  // distributed optimizer: updated weights all-gathered
   double p2p_bytes = 0;           // bytes one GPU sends to a neighbour per micro-batch and chunk
   double grad_bucket_params = 0;  // parameters per DP gradient bucket (overlap_grad_reduce)
+  // Parameters per expert gradient bucket: grad_bucket_params, or with optim_grads_params one
+  // MoE layer's routed experts (each FSDP unit's expert gradients reduce-scattered at once).
+  double expert_grad_bucket_params = 0;
   // MoE: the routed experts' share of params_per_gpu (E / EP experts of each MoE layer, split
   // over t); their gradients reduce over the expert-data-parallel group (d / EP GPUs), not
   // with grad_bytes, and their distributed-optimizer gather runs over it too.
