@@ -70,7 +70,7 @@ TEST_CASE("plan search lower bound is never above the simulated step on random p
     std::vector<std::string> must;  // features the space must offer (and the draw then has)
   };
   // tiny-2node: two islands of 4 GPUs, so that TP, CP, DP and EP groups may span nodes.
-  // 30 layers split unevenly over 4 and 8 stages; seq 8192 allows cp = 2.
+  // 30 layers split unevenly over 4 and 8 stages; seq 8192 allows cp = 2 (with experts too).
   const std::vector<Case> cases = {
       {"tiny-2node",
        "llama3-8b",
@@ -87,10 +87,11 @@ TEST_CASE("plan search lower bound is never above the simulated step on random p
        "qwen3-30b-a3b",
        2,
        16,
-       4096,
+       8192,
        {"model.num_layers=6"},
-       {"plan.expert_model_parallel_size=8", "plan.expert_tensor_parallel_size=1",
-        "plan.expert_tensor_parallel_size=4", "plan.recompute=selective"}},
+       {"plan.context_parallel=2", "plan.expert_model_parallel_size=8",
+        "plan.expert_tensor_parallel_size=1", "plan.expert_tensor_parallel_size=4",
+        "plan.recompute=selective"}},
   };
   for (const Case& k : cases) {
     std::vector<std::string> sets = k.sets;
