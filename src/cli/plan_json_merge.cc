@@ -33,6 +33,7 @@ struct JsonShard {
   std::vector<PlanShardEntry> proving;
   bool has_after = false;
   PlanShardEntry after;
+  long long fitting = 0, pruned_by_memory = 0;  // this shard's
 };
 
 JsonShard parse_shard(const std::string& name, const std::string& text) {
@@ -52,6 +53,8 @@ JsonShard parse_shard(const std::string& name, const std::string& text) {
   }
   try {
     const Json& s = f.doc.at("shard");
+    f.fitting = f.doc.at("candidates").at("fitting").get<long long>();
+    f.pruned_by_memory = f.doc.at("candidates").at("pruned_by_memory").get<long long>();
     f.index = s.at("index").get<int>();
     f.count = s.at("count").get<int>();
     f.top = s.at("top").get<int>();
@@ -168,9 +171,8 @@ std::string merge_plan_json_shards(const std::vector<std::pair<std::string, std:
       entries.insert(entries.end(), f.proving.begin(), f.proving.end());
       if (f.has_after) entries.push_back(f.after);
       plans.insert(f.plans.begin(), f.plans.end());
-      const Json& c = f.doc.at("candidates");
-      fitting += c.at("fitting").get<long long>();
-      pruned_by_memory += c.at("pruned_by_memory").get<long long>();
+      fitting += f.fitting;
+      pruned_by_memory += f.pruned_by_memory;
     }
     std::sort(entries.begin(), entries.end(), [](const PlanShardEntry& a, const PlanShardEntry& b) {
       if (a.bound_s != b.bound_s) return a.bound_s < b.bound_s;
@@ -226,8 +228,14 @@ std::string merge_plan_json_shards(const std::vector<std::pair<std::string, std:
                                     order[i].index, first.top));
     }
     list.push_back(*it->second);
-    metrics.push_back(plan_metrics(*it->second));
-    sets.push_back(it->second->at("set").get<std::vector<std::string>>());
+    try {
+      metrics.push_back(plan_metrics(*it->second));
+      sets.push_back(it->second->at("set").get<std::vector<std::string>>());
+    } catch (const Json::exception& e) {
+      throw shard_error(files.front().first,
+                        fmt::format("the plan of candidate {} in a shard lacks a field: {}",
+                                    order[i].index, e.what()));
+    }
   }
   out["plans"] = list;
   out["why"] = metrics.size() < 2 ? "" : why_line(metrics[0], sets[0], metrics[1], sets[1]);
