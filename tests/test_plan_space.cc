@@ -118,7 +118,7 @@ TEST_CASE("plan space limits: --fix pins a field, --vary restricts it, unknown k
   EnumerationStats three_stats;
   CHECK(enumerate_candidates(context_of(base), three, &three_stats).empty());
   REQUIRE(!three_stats.pruned.empty());
-  CHECK(three_stats.pruned.front().first == "t divides the GPUs");
+  CHECK(three_stats.pruned.front().first == "plan.tensor_parallel: t divides the GPUs");
 }
 
 TEST_CASE("the proving prefix stops at the first bound above the top-th best step") {

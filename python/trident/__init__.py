@@ -166,8 +166,8 @@ def plan(scenario=None, cluster=None, model=None, nodes=None, gpus=None, seq=Non
     overlap_param_gather and ZeRO-2/3 sharding, `shard` is "I/N". Returns the ranked plans,
     fastest first, as dicts with the keys of `trident plan --format json`'s `plans` (plan,
     set, step_time_s, step_lower_bound_s, tokens_per_s, mfu, peak_memory_gib,
-    memory_margin_gib, tp/pp/dp_comm_exposed_s, bubble_fraction). Bad input raises
-    ConfigError."""
+    memory_margin_gib, tp/pp/dp/cp/ep_comm_exposed_s, bubble_fraction,
+    compute_utilization). Bad input raises ConfigError."""
     import json
 
     if scenario is not None:

@@ -13,6 +13,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/plan_json_merge.h"
 #include "cli/plan_merge.h"
 #include "cli/sweep_csv.h"
 #include "cli/sweep_manifest.h"
@@ -59,9 +60,9 @@ int run_merge_command(const std::vector<std::string>& args) {
       "The files must come from the same sweep (same header); a point in two files must have\n"
       "the same row in both. It is an error when a file ends in a torn row (rerun that shard\n"
       "with --resume) or when points are missing between the first and the last.\n"
-      "Given the CSV files of `trident plan --shard I/N --format csv` (every shard of one\n"
-      "search), prints the CSV of the unsharded search: the best --top rows of the "
-      "union.\n\noptions");
+      "Given the CSV (or JSON) files of `trident plan --shard I/N --format csv|json` (every\n"
+      "shard of one search), prints the CSV (or JSON) of the unsharded search: the best --top\n"
+      "rows of the union, and in JSON the unsharded search's counts.\n\noptions");
   opts.add_options()("help,h", "show this help");
   std::vector<std::string> files;
   po::variables_map vm;
@@ -69,12 +70,23 @@ int run_merge_command(const std::vector<std::string>& args) {
                           &vm)) {
     return 0;
   }
-  if (!files.empty() && is_plan_csv(read_shard_file(files.front()))) {
-    // Shards of `trident plan --shard I/N --format csv`: the best K of their union.
-    std::vector<std::pair<std::string, std::string>> texts;
-    for (const std::string& file : files) texts.emplace_back(file, read_shard_file(file));
-    std::cout << merge_plan_shards(texts);
-    return 0;
+  if (!files.empty()) {
+    const std::string first = read_shard_file(files.front());
+    const bool csv = is_plan_csv(first), json = !csv && is_plan_json(first);
+    if (csv || json) {
+      // Shards of `trident plan --shard I/N --format csv|json`: the best K of their union.
+      std::vector<std::pair<std::string, std::string>> texts;
+      for (const std::string& file : files) {
+        texts.emplace_back(file, read_shard_file(file));
+        const std::string& text = texts.back().second;
+        if (csv ? is_plan_csv(text) : is_plan_json(text)) continue;
+        throw merge_error(file, std::string("is not the ") + (csv ? "CSV" : "JSON") +
+                                    " of trident plan, as " + files.front() +
+                                    " is: merge the shards of one --format");
+      }
+      std::cout << (csv ? merge_plan_shards(texts) : merge_plan_json_shards(texts));
+      return 0;
+    }
   }
 
   std::string header;

@@ -68,7 +68,10 @@ std::string simulate_candidate(const Scenario& sc) {
   out.tp_exposed_s = r.tp_comm_exposed_s;
   out.pp_exposed_s = r.pp_comm_exposed_s;
   out.dp_exposed_s = r.dp_comm_exposed_s;
+  out.cp_exposed_s = r.cp_comm_exposed_s;
+  out.ep_exposed_s = r.ep_comm_exposed_s;
   out.bubble_fraction = r.bubble_fraction;
+  out.compute_utilization = r.compute_utilization;
   return encode_plan_metrics(out);
 }
 
@@ -303,6 +306,15 @@ int run_plan_command(const std::vector<std::string>& args) {
     out.fingerprint =
         current_manifest(summary.enumerated, shard.index, shard.count, inputs, varies, "plan")
             .fingerprint();
+  }
+  if (shard.count > 1) {
+    for (size_t i = 0; i < prefix; ++i) {
+      out.proving.push_back({fitting[i].index, fitting[i].bound.total_s, steps[i]});
+    }
+    if (prefix < fitting.size()) {
+      out.after_prefix = PlanShardEntry{fitting[prefix].index, fitting[prefix].bound.total_s,
+                                        std::numeric_limits<double>::quiet_NaN()};
+    }
   }
   out.fitting = static_cast<long long>(fitting.size());
   out.simulated = static_cast<long long>(prefix);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -13,9 +14,46 @@
 namespace trident {
 namespace {
 
-// Busy compute of a plan's mean GPU: the step less bubble and exposed communication.
-double compute_part(const PlanResult& r) {
-  return r.step_time_s * (1 - r.bubble_fraction) - r.tp_exposed_s - r.pp_exposed_s - r.dp_exposed_s;
+// Busy compute of a plan's mean GPU, as the report measured it.
+double compute_part(const PlanResult& r) { return r.step_time_s * r.compute_utilization; }
+
+// "FIELD A vs B, ..." for the searched fields whose values differ (derived ones left out).
+std::string differing_fields(const std::vector<std::string>& a_set,
+                             const std::vector<std::string>& b_set) {
+  auto split = [](const std::vector<std::string>& set) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string& o : set) {
+      const size_t eq = o.find('=');
+      if (eq != std::string::npos) out.emplace_back(o.substr(0, eq), o.substr(eq + 1));
+    }
+    return out;
+  };
+  const auto a = split(a_set), b = split(b_set);
+  auto value_of = [](const std::vector<std::pair<std::string, std::string>>& set,
+                     const std::string& key) {
+    for (const auto& [k, v] : set) {
+      if (k == key) return v;
+    }
+    return std::string();
+  };
+  // Experts split like the dense layers in both: expert_tensor_parallel_size follows t.
+  const std::string tp = "plan.tensor_parallel", etp = "plan.expert_tensor_parallel_size";
+  const bool etp_follows_t =
+      value_of(a, etp) == value_of(a, tp) && value_of(b, etp) == value_of(b, tp);
+  std::string out;
+  for (const auto& [key, value] : a) {
+    if (key == "plan.distributed_optimizer" || key == "plan.data_parallel" ||
+        key == "plan.num_microbatches" || key == "plan.pipeline_layers" ||
+        (key == etp && etp_follows_t)) {
+      continue;  // derived from the searched fields
+    }
+    const auto other =
+        std::find_if(b.begin(), b.end(), [&](const auto& kv) { return kv.first == key; });
+    if (other == b.end() || other->second == value) continue;
+    const std::string name = key.compare(0, 5, "plan.") == 0 ? key.substr(5) : key;
+    out += (out.empty() ? "" : ", ") + name + " " + value + " vs " + other->second;
+  }
+  return out;
 }
 
 std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digits); }
@@ -23,22 +61,30 @@ std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digit
 }  // namespace
 
 std::string encode_plan_metrics(const PlanResult& r) {
-  return fmt::format("{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}",
-                     r.step_time_s, r.tokens_per_s, r.mfu, r.peak_memory_gib, r.memory_margin_gib,
-                     r.tp_exposed_s, r.pp_exposed_s, r.dp_exposed_s, r.bubble_fraction);
+  return fmt::format(
+      "{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} "
+      "{:.17g}",
+      r.step_time_s, r.tokens_per_s, r.mfu, r.peak_memory_gib, r.memory_margin_gib, r.tp_exposed_s,
+      r.pp_exposed_s, r.dp_exposed_s, r.cp_exposed_s, r.ep_exposed_s, r.bubble_fraction,
+      r.compute_utilization);
 }
 
 bool decode_plan_metrics(const std::string& text, PlanResult* out) {
   std::istringstream in(text);
   return static_cast<bool>(in >> out->step_time_s >> out->tokens_per_s >> out->mfu >>
                            out->peak_memory_gib >> out->memory_margin_gib >> out->tp_exposed_s >>
-                           out->pp_exposed_s >> out->dp_exposed_s >> out->bubble_fraction);
+                           out->pp_exposed_s >> out->dp_exposed_s >> out->cp_exposed_s >>
+                           out->ep_exposed_s >> out->bubble_fraction >> out->compute_utilization);
 }
 
 std::string why_winner(const std::vector<PlanResult>& ranked) {
   if (ranked.size() < 2) return "";
-  const PlanResult& a = ranked[0];
-  const PlanResult& b = ranked[1];
+  return why_line(ranked[0], candidate_overrides(ranked[0].candidate), ranked[1],
+                  candidate_overrides(ranked[1].candidate));
+}
+
+std::string why_line(const PlanResult& a, const std::vector<std::string>& a_set,
+                     const PlanResult& b, const std::vector<std::string>& b_set) {
   const double gain = b.step_time_s - a.step_time_s;
   struct Part {
     const char* name;
@@ -49,11 +95,15 @@ std::string why_winner(const std::vector<PlanResult>& ranked) {
       {"bubble", b.step_time_s * b.bubble_fraction - a.step_time_s * a.bubble_fraction},
       {"exposed TP", b.tp_exposed_s - a.tp_exposed_s},
       {"exposed PP", b.pp_exposed_s - a.pp_exposed_s},
-      {"exposed DP", b.dp_exposed_s - a.dp_exposed_s}};
+      {"exposed DP", b.dp_exposed_s - a.dp_exposed_s},
+      {"exposed CP", b.cp_exposed_s - a.cp_exposed_s},
+      {"exposed EP", b.ep_exposed_s - a.ep_exposed_s}};
   std::stable_sort(parts.begin(), parts.end(),
                    [](const Part& x, const Part& y) { return x.saved > y.saved; });
   std::string line = fmt::format("#1 is {:.4f} s ({:.1f} %) faster than #2", gain,
                                  b.step_time_s > 0 ? 100 * gain / b.step_time_s : 0.0);
+  const std::string fields = differing_fields(a_set, b_set);
+  if (!fields.empty()) line += " (" + fields + ")";
   std::string reasons;
   for (const Part& p : parts) {
     if (p.saved <= 1e-4 * b.step_time_s) continue;
@@ -101,7 +151,10 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
       p["tp_comm_exposed_s"] = r.tp_exposed_s;
       p["pp_comm_exposed_s"] = r.pp_exposed_s;
       p["dp_comm_exposed_s"] = r.dp_exposed_s;
+      p["cp_comm_exposed_s"] = r.cp_exposed_s;
+      p["ep_comm_exposed_s"] = r.ep_exposed_s;
       p["bubble_fraction"] = r.bubble_fraction;
+      p["compute_utilization"] = r.compute_utilization;
       return p;
     };
     nlohmann::ordered_json plans = nlohmann::ordered_json::array();
@@ -109,6 +162,28 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
     j["plans"] = plans;
     j["why"] = why_winner(out.ranked);
     if (out.given) j["given_plan"] = plan_json(*out.given);
+    if (out.shard_count > 1) {
+      // What `trident merge` needs to rebuild the unsharded output (cli/plan_json_merge.h).
+      nlohmann::ordered_json sh;
+      sh["index"] = out.shard_index;
+      sh["count"] = out.shard_count;
+      sh["top"] = out.top;
+      sh["fingerprint"] = out.fingerprint;
+      nlohmann::ordered_json indices = nlohmann::ordered_json::array();
+      for (const PlanResult& r : out.ranked) indices.push_back(r.index);
+      sh["plan_indices"] = indices;
+      nlohmann::ordered_json proving = nlohmann::ordered_json::array();
+      for (const PlanShardEntry& e : out.proving) {
+        proving.push_back({e.index, e.bound_s, nullptr});
+        if (std::isfinite(e.step_s)) proving.back()[2] = e.step_s;  // null: it failed
+      }
+      sh["proving"] = proving;
+      sh["after_prefix"] = nullptr;
+      if (out.after_prefix) {
+        sh["after_prefix"] = {out.after_prefix->index, out.after_prefix->bound_s};
+      }
+      j["shard"] = sh;
+    }
     return j.dump(2) + "\n";
   }
   if (format == ReportFormat::kCsv) {
@@ -117,7 +192,8 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
     text +=
         ",plan.data_parallel,plan.num_microbatches,plan.pipeline_layers,step_time_s,"
         "step_lower_bound_s,tokens_per_s,mfu,peak_memory_gib,memory_margin_gib,"
-        "tp_comm_exposed_s,pp_comm_exposed_s,dp_comm_exposed_s,bubble_fraction\n";
+        "tp_comm_exposed_s,pp_comm_exposed_s,dp_comm_exposed_s,cp_comm_exposed_s,"
+        "ep_comm_exposed_s,bubble_fraction,compute_utilization\n";
     auto row = [&](const std::string& rank, const PlanResult& r) {
       std::string line = rank + "," + csv_field(candidate_label(r.candidate));
       for (const std::string& v : r.candidate.values) line += "," + csv_field(v);
@@ -129,9 +205,12 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
       line += fmt::format(",{},{},{}", r.candidate.plan.data, r.candidate.plan.num_microbatches,
                           csv_field(layers));
       line += fmt::format(
-          ",{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}\n",
+          ",{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}"
+          ","
+          "{:.10g},{:.10g}\n",
           r.step_time_s, r.bound_s, r.tokens_per_s, r.mfu, r.peak_memory_gib, r.memory_margin_gib,
-          r.tp_exposed_s, r.pp_exposed_s, r.dp_exposed_s, r.bubble_fraction);
+          r.tp_exposed_s, r.pp_exposed_s, r.dp_exposed_s, r.cp_exposed_s, r.ep_exposed_s,
+          r.bubble_fraction, r.compute_utilization);
       return line;
     };
     for (size_t i = 0; i < out.ranked.size(); ++i)
@@ -159,18 +238,19 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
     width = std::max(width, labels.back().size());
   }
   if (out.given) width = std::max(width, candidate_label(out.given->candidate).size());
-  text +=
-      fmt::format("  {:>5}  {:<{}}  {:>9} {:>9} {:>10} {:>6} {:>8} {:>7} {:>8} {:>8} {:>8} {:>7}\n",
-                  "rank", "plan", width, "step s", "bound s", "tokens/s", "MFU %", "mem GiB",
-                  "margin", "TP s", "PP s", "DP s", "bubble");
+  text += fmt::format(
+      "  {:>5}  {:<{}}  {:>9} {:>9} {:>10} {:>6} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} "
+      "{:>7}\n",
+      "rank", "plan", width, "step s", "bound s", "tokens/s", "MFU %", "mem GiB", "margin", "TP s",
+      "PP s", "DP s", "CP s", "EP s", "bubble");
   auto line = [&](const std::string& rank, const PlanResult& r) {
     return fmt::format(
         "  {:>5}  {:<{}}  {:>9} {:>9} {:>10.0f} {:>6.1f} {:>8.1f} {:>7.1f} {:>8} {:>8} {:>8} "
-        "{:>6.1f}%\n",
+        "{:>8} {:>8} {:>6.1f}%\n",
         rank, candidate_label(r.candidate), width, fixed(r.step_time_s, 4), fixed(r.bound_s, 4),
         r.tokens_per_s, 100 * r.mfu, r.peak_memory_gib, r.memory_margin_gib,
         fixed(r.tp_exposed_s, 4), fixed(r.pp_exposed_s, 4), fixed(r.dp_exposed_s, 4),
-        100 * r.bubble_fraction);
+        fixed(r.cp_exposed_s, 4), fixed(r.ep_exposed_s, 4), 100 * r.bubble_fraction);
   };
   for (size_t i = 0; i < out.ranked.size(); ++i) text += line(std::to_string(i + 1), out.ranked[i]);
   if (out.ranked.empty()) text += "  (no plan fits)\n";
@@ -188,13 +268,13 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
     text +=
         "\n  pruned by rule (each counts the value that broke it, before the fields after it):\n";
     for (const auto& [rule, n] : s.enumeration.pruned) {
-      text += fmt::format("    {:<48} {:>10}\n", rule, n);
+      text += fmt::format("    {:<60} {:>10}\n", rule, n);
     }
-    text += fmt::format("    {:<48} {:>10}\n", "memory (peak + reserve > HBM)", s.pruned_by_memory);
-    text += fmt::format("    {:<48} {:>10}\n", "lower bound above the proven top",
+    text += fmt::format("    {:<60} {:>10}\n", "memory (peak + reserve > HBM)", s.pruned_by_memory);
+    text += fmt::format("    {:<60} {:>10}\n", "lower bound above the proven top",
                         out.fitting - out.simulated);
-    text += fmt::format("    {:<48} {:>10}\n", "simulated", out.simulated);
-    if (out.failed) text += fmt::format("    {:<48} {:>10}\n", "simulations failed", out.failed);
+    text += fmt::format("    {:<60} {:>10}\n", "simulated", out.simulated);
+    if (out.failed) text += fmt::format("    {:<60} {:>10}\n", "simulations failed", out.failed);
   }
   return text;
 }

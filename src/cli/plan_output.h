@@ -24,7 +24,9 @@ struct PlanResult {
   double peak_memory_gib = 0;
   double memory_margin_gib = 0;
   double tp_exposed_s = 0, pp_exposed_s = 0, dp_exposed_s = 0;
+  double cp_exposed_s = 0, ep_exposed_s = 0;
   double bubble_fraction = 0;
+  double compute_utilization = 0;  // the report's busy-compute share of the step
 };
 
 // Encodes the report fields of PlanResult (not the candidate) as one line, and reads it back
@@ -32,6 +34,15 @@ struct PlanResult {
 // this line to the parent.
 std::string encode_plan_metrics(const PlanResult& r);
 bool decode_plan_metrics(const std::string& text, PlanResult* out);
+
+// A candidate of a shard's proving prefix, for `trident merge` of JSON shards: its
+// enumeration index, bound and simulated step (+inf when the simulation failed; NaN for the
+// first candidate after the prefix, which was not needed).
+struct PlanShardEntry {
+  long index = 0;
+  double bound_s = 0;
+  double step_s = 0;
+};
 
 struct PlanSearchOutput {
   std::string title;                // "llama3-70b on dgx-h100: 64 GPUs, seq 8192, global batch 512"
@@ -48,15 +59,26 @@ struct PlanSearchOutput {
   int shard_index = 0, shard_count = 1;
   int top = 0;
   std::string fingerprint;
+  // With a shard, its proving prefix in bound order and the candidate after it (if any): the
+  // merge finds the unsharded search's prefix, hence its counts, from them (cli/plan_json_merge.h).
+  std::vector<PlanShardEntry> proving;
+  std::optional<PlanShardEntry> after_prefix;
 };
 
-// Returns "WINNER is X s (Y %) faster than the runner-up: less bubble (−A s), ..." naming the
-// components (compute, bubble, exposed TP / PP / DP) that differ most; "" with fewer than two.
+// Returns "#1 is X s (Y %) faster than #2 (FIELD A vs B, ...): PART −S s, ... (it pays PART
+// +T s)": the searched fields whose values differ (`a_set` and `b_set` are the plans'
+// KEY=VALUE overrides, candidate_overrides; derived fields left out), then the parts of the
+// step (compute, bubble, exposed TP / PP / DP / CP / EP) by how much #1 saves on each, the
+// dominant first, and the part it pays most on. Reads only the report fields of a and b.
+std::string why_line(const PlanResult& a, const std::vector<std::string>& a_set,
+                     const PlanResult& b, const std::vector<std::string>& b_set);
+
+// Returns why_line of ranked[0] over ranked[1]; "" with fewer than two.
 std::string why_winner(const std::vector<PlanResult>& ranked);
 
 // Returns the output in `format` (table: aligned columns and the why line; json: one object;
 // csv: a header and one row per plan, the searched keys as columns, then a sharded search's
-// trailer).
+// trailer; a sharded search's json ends with the object "shard" that the merge reads).
 std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format);
 
 }  // namespace trident

@@ -105,13 +105,13 @@ std::vector<SearchDimension> build_dimensions() {
                  return "";
                }});
   // Context parallel (Megatron-Core's ring attention, p2p): powers of two whose ranks keep at
-  // least 4096 tokens each and split the sequence into 2 cp chunks; dense models only (experts
-  // with context parallelism are not modelled). Searched from cp = 1 up.
+  // least 4096 tokens each and split the sequence into 2 cp chunks (with experts too: their
+  // groups fold over t x cp x d, Megatron-Core's tp-cp-ep-dp order). Searched from cp = 1 up.
   d.push_back({"plan.context_parallel",
                [](const SearchContext& c, const PlanSpec& p) {
                  Values out = {"1"};
                  const int seq = c.model->seq_length;
-                 for (int cp = 2; !c.model->moe() && seq / cp >= 4096; cp *= 2) {
+                 for (int cp = 2; seq / cp >= 4096; cp *= 2) {
                    if (seq % (2 * cp) == 0 && (c.gpus / p.tensor) % cp == 0) out.push_back(str(cp));
                  }
                  return out;
@@ -149,12 +149,12 @@ std::vector<SearchDimension> build_dimensions() {
                  return "";
                }});
   // Expert parallel (mixture-of-experts models): EP divides the experts and folds into the
-  // data-parallel ranks (Megatron-Core's expert groups), so it divides d as well.
+  // context- and data-parallel ranks (Megatron-Core's expert groups), so it divides cp x d.
   d.push_back({"plan.expert_model_parallel_size",
                [](const SearchContext& c, const PlanSpec& p) {
                  if (!c.model->moe()) return Values{"1"};
                  Values out;
-                 for (int ep : divisors(p.data)) {
+                 for (int ep : divisors(p.context * p.data)) {
                    if (c.model->num_experts % ep == 0) out.push_back(str(ep));
                  }
                  return out;
@@ -168,7 +168,7 @@ std::vector<SearchDimension> build_dimensions() {
                  if (p.expert_parallel == 1) return "";
                  if (!c.model->moe()) return "expert parallelism needs experts";
                  if (c.model->num_experts % p.expert_parallel != 0) return "EP divides the experts";
-                 if (p.data % p.expert_parallel != 0) return "EP divides d";
+                 if (p.context * p.data % p.expert_parallel != 0) return "EP divides cp x d";
                  return "";
                }});
   // Expert tensor parallel with the alltoall dispatcher: experts split like the dense layers

@@ -42,7 +42,7 @@ struct Enumerator {
       }
       const std::string rule = dims[i].admissible(context, next);
       if (!rule.empty()) {
-        stats->count(rule);
+        stats->count(dims[i].key + ": " + rule);
         continue;
       }
       values->push_back(v);
@@ -155,6 +155,7 @@ std::string candidate_label(const Candidate& c) {
   std::string s = "t=" + str(p.tensor) + (p.context > 1 ? " cp=" + str(p.context) : "") +
                   " p=" + str(p.pipeline) + " d=" + str(p.data) +
                   (p.expert_parallel > 1 ? " ep=" + str(p.expert_parallel) : "") +
+                  (p.expert_tensor() != p.tensor ? " etp=" + str(p.expert_tensor()) : "") +
                   " mbs=" + str(p.micro_batch_size);
   s += p.schedule == ScheduleKind::kInterleaved1F1B ? " v=" + str(p.virtual_stages) : " 1f1b";
   if (!p.pipeline_layers.empty()) s += " uneven";

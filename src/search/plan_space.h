@@ -61,7 +61,8 @@ struct SpaceLimits {
   std::vector<std::pair<std::string, std::vector<std::string>>> values;
 };
 
-// What the enumeration pruned, by rule ("heads divisible by t", "checks: ..."), in first-
+// What the enumeration pruned, by rule ("plan.tensor_parallel: attention heads divisible by
+// t": the field whose value broke it, then the rule; "checks: KEY" the loader's), in first-
 // seen order, and how many plans the table and limits produced before any rule.
 struct EnumerationStats {
   long long generated = 0;  // value combinations visited (each rule stops a subtree once)
@@ -82,6 +83,7 @@ std::vector<Candidate> enumerate_candidates(const SearchContext& context, const 
 std::vector<std::string> candidate_overrides(const Candidate& candidate);
 
 // Returns a short label: "t=8 p=8 d=16 mbs=1 1f1b rc=full sp tpo dopt ogr opg [t,d,p]"
+// (with experts "ep=E", and "etp=1" when the experts' tensor parallelism is not t)
 // (tpo tp_comm_overlap; dopt, dopt:grads, dopt:params the sharding strategies optim,
 // optim_grads, optim_grads_params; opg overlap_param_gather; bf16g grad_reduce_in_bf16).
 std::string candidate_label(const Candidate& candidate);
