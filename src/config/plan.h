@@ -37,7 +37,7 @@ enum class Fp8Recipe { kDelayed, kTensorwise, kBlockwise, kMxfp8 };
 // the weights too (ZeRO-3, Megatron-Core FSDP).
 enum class DpSharding { kNoShard, kOptim, kOptimGrads, kOptimGradsParams };
 // Megatron-Core --moe-token-dispatcher-type (megatron/core/transformer/moe/token_dispatcher.py).
-enum class MoeDispatcher { kAllGather, kAllToAll };
+enum class MoeDispatcher { kAllGather, kAllToAll, kFlex };
 
 const char* schedule_name(ScheduleKind s);
 bool parse_schedule(const std::string& name, ScheduleKind* out);
