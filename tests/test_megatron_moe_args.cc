@@ -72,9 +72,11 @@ TEST_CASE("MLA, shared experts and a layer pattern from a DeepSeek-style line", 
   CHECK(sc.model.is_moe_layer(3));
   CHECK(sc.model.is_moe_layer(60));
   CHECK(sc.plan.expert_parallel == 64);
-  // A layer pattern it cannot read, and the DeepEP dispatcher, are refused by name.
+  // A layer pattern it cannot read, and a flex backend other than DeepEP, are refused by name.
   const std::string bad = translate_error(std::string(kMixtral) + " --moe-layer-freq [2]*32");
   CHECK_THAT(bad, Catch::Contains("--moe-layer-freq [2]*32"));
-  CHECK_THAT(translate_error(std::string(kMixtral) + " --moe-token-dispatcher-type flex"),
-             Catch::Contains("flex (DeepEP) is not modelled"));
+  CHECK_THAT(translate_error(std::string(kMixtral) +
+                             " --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend "
+                             "hybridep"),
+             Catch::Contains("--moe-flex-dispatcher-backend hybridep"));
 }

@@ -26,9 +26,10 @@ TEST_CASE("expert-parallel plans are checked as Megatron-Core checks them", "[mo
                              "not divide tensor_parallel x context_parallel x data_parallel = 4"));
   CHECK_THAT(moe_error({"model.num_experts=3", "plan.expert_model_parallel_size=2"}),
              Catch::Contains("num_experts 3 is not divisible by expert_model_parallel_size 2"));
-  CHECK_THAT(moe_error({"plan.expert_tensor_parallel_size=1"}),
-             Catch::Contains("expert_tensor_parallel_size 1 differs from tensor_parallel 2: "
-                             "trident models that with moe_token_dispatcher_type alltoall only"));
+  CHECK_THAT(
+      moe_error({"plan.expert_tensor_parallel_size=1"}),
+      Catch::Contains("expert_tensor_parallel_size 1 differs from tensor_parallel 2: "
+                      "trident models that with moe_token_dispatcher_type alltoall or flex only"));
   CHECK_THAT(moe_error({"plan.expert_tensor_parallel_size=4"}),
              Catch::Contains("expert_tensor_parallel_size 4 is neither 1 nor tensor_parallel 2"));
   CHECK_THAT(moe_error({"plan.sequence_parallel=false"}),

@@ -13,6 +13,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/flex_collective.h"
 #include "config/limits.h"
 #include "config/references.h"
 #include "config/scenario.h"
@@ -136,6 +137,29 @@ std::vector<Phase> lower_send_recv(int gpus, double bytes) {
   return {phase};
 }
 
+// The flex dispatch's sizes and routing, as checks.cc states them for a scenario.
+void check_flex_args(const FlexDispatchArgs& a, int gpus) {
+  const ExpertRouting& r = a.routing;
+  if (a.tokens < 1 || a.hidden < 1 || !(a.element_bytes > 0)) {
+    throw po::error("--tokens, --hidden and --element-bytes must be positive");
+  }
+  if (r.experts < 1 || r.experts % gpus != 0) {
+    throw po::error(
+        fmt::format("--experts {} must be a positive multiple of the {} GPUs", r.experts, gpus));
+  }
+  if (r.topk < 1 || r.topk > r.experts) {
+    throw po::error(fmt::format("--topk must be between 1 and --experts {}", r.experts));
+  }
+  if (r.groups != 0 || r.group_topk != 0) {
+    if (r.groups < 1 || r.group_topk < 1 || r.experts % r.groups != 0 || r.group_topk > r.groups ||
+        r.topk > r.group_topk * (r.experts / r.groups)) {
+      throw po::error(
+          "--groups must divide --experts, --group-topk be between 1 and --groups, and --topk "
+          "fit in the experts of --group-topk groups");
+    }
+  }
+}
+
 }  // namespace
 
 int run_collective_command(const std::vector<std::string>& args) {
@@ -149,8 +173,11 @@ int run_collective_command(const std::vector<std::string>& args) {
       "NCCL cost model chose (docs/collectives.md). Sizes as nccl-tests writes them (1K, 4M,\n"
       "8G: powers of 1024) or quantities (\"1 GiB\"). Exit code 2 on bad input.\n\noptions");
   std::string cluster_name, op_name = "all-reduce", size, sizes, begin, end, factor;
-  std::string algorithm = "", protocol = "", format = "table";
+  std::string algorithm = "", protocol = "", format = "table", dispatcher = "alltoall";
   int nodes = 0, gpus = 0;
+  FlexDispatchArgs flex;
+  flex.routing.experts = 256;
+  flex.routing.topk = 8;
   opts.add_options()("help,h", "show this help")("cluster", po::value(&cluster_name),
                                                  "cluster file or shipped name (required)")(
       "nodes", po::value(&nodes), "nodes of the cluster (default: the file's)")(
@@ -164,7 +191,19 @@ int run_collective_command(const std::vector<std::string>& args) {
       "algorithm", po::value(&algorithm),
       "auto, ring, tree, nvls or nvls_tree (default: the cluster's cluster.nccl.algorithm)")(
       "protocol", po::value(&protocol), "auto, ll, ll128 or simple (default: the cluster's)")(
-      "format", po::value(&format), "table (default), json or csv");
+      "format", po::value(&format), "table (default), json or csv")(
+      "dispatcher", po::value(&dispatcher),
+      "all-to-all only: alltoall (default: one flow per pair, --size bytes per GPU) or flex "
+      "(DeepEP: one dispatch of --tokens x --hidden, docs/moe.md)")(
+      "tokens", po::value(&flex.tokens), "flex: tokens per GPU (default 4096)")(
+      "hidden", po::value(&flex.hidden), "flex: hidden size (default 7168)")(
+      "element-bytes", po::value(&flex.element_bytes),
+      "flex: bytes per element (default 2; FP8 with its scales: 1.03125)")(
+      "experts", po::value(&flex.routing.experts), "flex: routed experts (default 256)")(
+      "topk", po::value(&flex.routing.topk), "flex: experts per token (default 8)")(
+      "groups", po::value(&flex.routing.groups),
+      "flex: expert groups for group-limited routing (default none)")(
+      "group-topk", po::value(&flex.routing.group_topk), "flex: groups per token");
   std::vector<std::string> pos;
   po::variables_map vm;
   if (!parse_command_line(args, opts, 0, "", &pos, &vm)) return 0;
@@ -173,7 +212,15 @@ int run_collective_command(const std::vector<std::string>& args) {
     throw po::error("--format must be table, json or csv, not '" + format + "'");
   }
   const Op op = parse_op(op_name);
-  const std::vector<double> bytes = sizes_of(size, sizes, begin, end, factor);
+  const bool flex_dispatch = dispatcher == "flex";
+  if (!flex_dispatch && dispatcher != "alltoall") {
+    throw po::error("--dispatcher must be alltoall or flex, not '" + dispatcher + "'");
+  }
+  if (flex_dispatch && op.kind != OpKind::kAllToAll) {
+    throw po::error("--dispatcher flex needs --op all-to-all");
+  }
+  const std::vector<double> bytes =
+      flex_dispatch ? std::vector<double>{} : sizes_of(size, sizes, begin, end, factor);
   ClusterSpec c =
       load_cluster_file(resolve_file_argument(cluster_name, {ConfigFileKind::kCluster}));
   if (vm.count("nodes")) {
@@ -194,6 +241,10 @@ int run_collective_command(const std::vector<std::string>& args) {
   const std::string shape = platform_shape_problem(c);
   if (!shape.empty()) throw po::error("cluster " + c.name + ": " + shape);
 
+  if (flex_dispatch) {
+    check_flex_args(flex, n);
+    return run_flex_dispatch(c, n, flex, format);
+  }
   std::vector<int> group(n);
   for (int i = 0; i < n; ++i) group[i] = i;
   const int island_size = c.nvlink.island_size;

@@ -261,6 +261,56 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
   return issues;
 }
 
+namespace {
+// Megatron-Core's group-limited routing (megatron/core/transformer/moe/moe_utils.py
+// group_limited_topk): equal groups of consecutive experts, group_topk of them per token, the
+// top-k experts among theirs.
+void router_group_issues(const ModelSpec& m, std::vector<SpecIssue>* issues) {
+  const int groups = m.moe_router_num_groups, picked = m.moe_router_group_topk;
+  if (groups == 0 && picked == 0) return;
+  if (groups == 0 || picked == 0) {
+    add(issues, {"model.moe_router_num_groups", "model.moe_router_group_topk"},
+        "group-limited routing needs both moe_router_num_groups and moe_router_group_topk");
+  } else if (m.num_experts % groups != 0) {
+    add(issues, {"model.moe_router_num_groups", "model.num_experts"},
+        "num_experts " + str(m.num_experts) + " is not divisible by moe_router_num_groups " +
+            str(groups) + " (the groups are equal)");
+  } else if (picked > groups) {
+    add(issues, {"model.moe_router_group_topk"},
+        "moe_router_group_topk " + str(picked) + " exceeds moe_router_num_groups " + str(groups));
+  } else if (m.moe_router_topk > picked * (m.num_experts / groups)) {
+    add(issues, {"model.moe_router_topk", "model.moe_router_group_topk"},
+        "moe_router_topk " + str(m.moe_router_topk) + " exceeds the " +
+            str(picked * (m.num_experts / groups)) + " experts of moe_router_group_topk " +
+            str(picked) + " groups");
+  }
+}
+
+// Megatron-Core's MoEFlexTokenDispatcher (token_dispatcher.py) and TransformerConfig checks:
+// a TP x EP group of more than one rank, no padding to capacity, no shared-expert overlap.
+void flex_dispatcher_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssue>* issues) {
+  (void)m;
+  if (p.moe_dispatcher != MoeDispatcher::kFlex) return;
+  if (p.expert_parallel * p.expert_tensor() <= 1) {
+    add(issues, {"plan.moe_token_dispatcher_type", "plan.expert_model_parallel_size"},
+        "moe_token_dispatcher_type flex needs expert_model_parallel_size x "
+        "expert_tensor_parallel_size above 1 (Megatron-Core: the flex dispatcher requires "
+        "TPxEP > 1)");
+  }
+  if (p.moe_pad_to_capacity) {
+    add(issues, {"plan.moe_token_dispatcher_type", "plan.moe_pad_expert_input_to_capacity"},
+        "moe_token_dispatcher_type flex does not support moe_pad_expert_input_to_capacity "
+        "(Megatron-Core refuses it)");
+  }
+  if (p.moe_shared_expert_overlap) {
+    add(issues, {"plan.moe_token_dispatcher_type", "plan.moe_shared_expert_overlap"},
+        "moe_shared_expert_overlap works with moe_token_dispatcher_type alltoall only "
+        "(Megatron-Core refuses it with flex)");
+  }
+}
+
+}  // namespace
+
 // Megatron-Core's expert-parallel rules (megatron/core/parallel_state.py
 // initialize_model_parallel, megatron/training/arguments.py): EP x ETP divides the GPUs of a
 // pipeline stage (t x cp x d, folded in the order tp-ep-dp); the experts split evenly over EP;
@@ -299,11 +349,13 @@ void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssu
             " (not modelled: expert groups must tile the "
             "tensor-parallel groups)");
   }
-  if (etp != p.tensor && p.moe_dispatcher != MoeDispatcher::kAllToAll) {
+  if (etp != p.tensor && p.moe_dispatcher == MoeDispatcher::kAllGather) {
     add(issues, {"plan.expert_tensor_parallel_size", "plan.moe_token_dispatcher_type"},
         "expert_tensor_parallel_size " + str(etp) + " differs from tensor_parallel " +
-            str(p.tensor) + ": trident models that with moe_token_dispatcher_type alltoall only");
+            str(p.tensor) +
+            ": trident models that with moe_token_dispatcher_type alltoall or flex only");
   }
+  flex_dispatcher_issues(p, m, issues);
   if (p.tensor > 1 && !p.sequence_parallel) {
     add(issues, {"plan.sequence_parallel", "plan.tensor_parallel"},
         "a mixture of experts with tensor_parallel " + str(p.tensor) +
@@ -313,6 +365,7 @@ void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssu
     add(issues, {"model.moe_router_topk"},
         "moe_router_topk " + str(m.moe_router_topk) + " exceeds num_experts " + str(m.num_experts));
   }
+  router_group_issues(m, issues);
   if (p.moe_pad_to_capacity && p.moe_capacity_factor <= 0) {
     add(issues, {"plan.moe_pad_expert_input_to_capacity"},
         "moe_pad_expert_input_to_capacity needs moe_expert_capacity_factor (padding is to the "

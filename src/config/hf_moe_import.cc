@@ -60,6 +60,10 @@ void add_hf_moe_fields(
   model->set("num_experts", experts->key_mark, experts->value);
   model->find("num_experts")->written_as = experts->key;
   copy(config, "num_experts_per_tok", "moe_router_topk", model);
+  // DeepSeek-V2/V3's group-limited routing (modeling_deepseek.py MoEGate: n_group groups,
+  // topk_group of them per token).
+  copy(config, "n_group", "moe_router_num_groups", model);
+  copy(config, "topk_group", "moe_router_group_topk", model);
 
   const auto integer = [&](const char* key, std::int64_t fallback) {
     const YamlEntry* e = present(config, key);

@@ -99,6 +99,37 @@ const std::map<std::string, Arg>& known_args() {
        {Use::kModel, false, "moe_shared_expert_intermediate_size"}},
       {"--moe-layer-freq", {Use::kSpecial, false, ""}},
       {"--moe-token-dispatcher-type", {Use::kSpecial, false, ""}},
+      // The flex dispatcher's backend: --moe-enable-deepep (older Megatron-Core) or
+      // --moe-flex-dispatcher-backend (newer; deepep by default).
+      {"--moe-enable-deepep", {Use::kSpecial, true, ""}},
+      {"--moe-flex-dispatcher-backend", {Use::kSpecial, false, ""}},
+      {"--moe-router-num-groups", {Use::kModel, false, "moe_router_num_groups"}},
+      {"--moe-router-group-topk", {Use::kModel, false, "moe_router_group_topk"}},
+      // Router details that decide which experts a token picks, not how many tokens move:
+      // trident routes balanced (plus moe_expert_load_imbalance) whatever the scores.
+      {"--moe-router-score-function",
+       {Use::kIgnored, false, "softmax or sigmoid scores: the same top-k traffic"}},
+      {"--moe-router-enable-expert-bias",
+       {Use::kIgnored, true, "aux-loss-free balancing bias (E numbers per layer)"}},
+      {"--moe-router-bias-update-rate", {Use::kIgnored, false, "the expert bias's update rate"}},
+      {"--moe-router-topk-scaling-factor",
+       {Use::kIgnored, false, "scales the routing weights, not the traffic"}},
+      {"--moe-router-pre-softmax", {Use::kIgnored, true, "softmax before top-k: same traffic"}},
+      {"--moe-z-loss-coeff", {Use::kIgnored, false, "a loss coefficient"}},
+      {"--moe-token-drop-policy",
+       {Use::kIgnored, false, "which tokens are dropped, not how many (the capacity factor)"}},
+      {"--moe-router-dtype",
+       {Use::kIgnored, false,
+        "the router's softmax and top-k precision; trident costs the T x E router GEMM at 16 "
+        "bits either way (a small share of the layer)"}},
+      {"--moe-permute-fusion",
+       {Use::kIgnored, true, "trident costs the permutation by its HBM bytes, fused or not"}},
+      {"--moe-router-fusion",
+       {Use::kIgnored, true, "trident costs the router's top-k by its HBM bytes, fused or not"}},
+      {"--moe-deepep-num-sms",
+       {Use::kIgnored, false,
+        "SMs DeepEP's kernels occupy: not modelled (the dispatch and combine do not slow the "
+        "compute beside them)"}},
       {"--moe-expert-capacity-factor", {Use::kPlan, false, "moe_expert_capacity_factor"}},
       {"--moe-pad-expert-input-to-capacity",
        {Use::kPlan, true, "moe_pad_expert_input_to_capacity"}},
@@ -349,13 +380,27 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
                         " (hierarchical a2a+p2p context parallelism is not modelled)");
     }
   }
-  if (has("--moe-token-dispatcher-type")) {
-    const std::string d = get("--moe-token-dispatcher-type");
-    if (d == "alltoall" || d == "allgather") {
-      plan["moe_token_dispatcher_type"] = d;
+  // Megatron-Core's dispatchers (megatron/core/transformer/moe/token_dispatcher.py); flex runs
+  // DeepEP's normal kernels (fused_a2a.py), the only flex backend trident models.
+  const std::string dispatcher =
+      has("--moe-token-dispatcher-type") ? get("--moe-token-dispatcher-type") : "";
+  if (!dispatcher.empty()) {
+    if (dispatcher == "alltoall" || dispatcher == "allgather" || dispatcher == "flex") {
+      plan["moe_token_dispatcher_type"] = dispatcher;
     } else {
-      refused.push_back("--moe-token-dispatcher-type " + d +
-                        " (expected alltoall or allgather; flex (DeepEP) is not modelled)");
+      refused.push_back("--moe-token-dispatcher-type " + dispatcher +
+                        " (expected alltoall, allgather or flex)");
+    }
+  }
+  if (has("--moe-enable-deepep") && dispatcher != "flex") {
+    refused.push_back(
+        "--moe-enable-deepep (DeepEP runs only with --moe-token-dispatcher-type flex)");
+  }
+  if (has("--moe-flex-dispatcher-backend")) {
+    const std::string b = get("--moe-flex-dispatcher-backend");
+    if (b != "deepep") {
+      refused.push_back("--moe-flex-dispatcher-backend " + b +
+                        " (trident models the deepep backend only: DeepEP's normal kernels)");
     }
   }
   if (has("--moe-layer-freq")) {

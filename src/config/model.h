@@ -40,6 +40,11 @@ struct ModelSpec {
   // expert of width moe_shared_expert_intermediate_size that every token visits.
   int num_experts = 0;
   int moe_router_topk = 2;
+  // Group-limited routing (Megatron --moe-router-num-groups / --moe-router-group-topk): the
+  // experts split into moe_router_num_groups groups of consecutive experts, and a token's
+  // top-k experts come from moe_router_group_topk of them. 0: no group limit.
+  int moe_router_num_groups = 0;
+  int moe_router_group_topk = 0;
   std::int64_t moe_ffn_hidden_size = 0;                  // resolved: = ffn_hidden_size if not given
   std::int64_t moe_shared_expert_intermediate_size = 0;  // 0: no shared expert
   // Resolved Megatron --moe-layer-freq (an integer N: layers 0, N, 2N, ... are MoE; or a 0/1

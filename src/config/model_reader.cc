@@ -77,6 +77,12 @@ ModelSpec read_model(const MapReader& map) {
   map.field([&] { m.num_experts = static_cast<int>(map.integer("num_experts").value_or(0)); });
   map.field([&] { m.moe_router_topk = static_cast<int>(*map.integer("moe_router_topk")); });
   map.field([&] {
+    m.moe_router_num_groups = static_cast<int>(map.integer("moe_router_num_groups").value_or(0));
+  });
+  map.field([&] {
+    m.moe_router_group_topk = static_cast<int>(map.integer("moe_router_group_topk").value_or(0));
+  });
+  map.field([&] {
     m.moe_ffn_hidden_size = map.integer("moe_ffn_hidden_size").value_or(m.ffn_hidden_size);
   });
   map.field([&] {

@@ -40,7 +40,7 @@ enum class DpSharding { kNoShard, kOptim, kOptimGrads, kOptimGradsParams };
 // Engine's FusedAdam): the dtype of its master weights, main gradients and Adam moments.
 enum class StateDtype { kFp32, kFp16, kBf16, kFp8 };
 // Megatron-Core --moe-token-dispatcher-type (megatron/core/transformer/moe/token_dispatcher.py).
-enum class MoeDispatcher { kAllGather, kAllToAll };
+enum class MoeDispatcher { kAllGather, kAllToAll, kFlex };
 
 const char* schedule_name(ScheduleKind s);
 bool parse_schedule(const std::string& name, ScheduleKind* out);

@@ -259,9 +259,10 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
         static_cast<int>(map.integer("expert_tensor_parallel_size").value_or(p.tensor));
   });
   map.field([&] {
-    p.moe_dispatcher = *map.text("moe_token_dispatcher_type") == "alltoall"
-                           ? MoeDispatcher::kAllToAll
-                           : MoeDispatcher::kAllGather;
+    const std::string dispatcher = *map.text("moe_token_dispatcher_type");
+    p.moe_dispatcher = dispatcher == "alltoall" ? MoeDispatcher::kAllToAll
+                       : dispatcher == "flex"   ? MoeDispatcher::kFlex
+                                                : MoeDispatcher::kAllGather;
   });
   map.field([&] { p.moe_capacity_factor = map.number("moe_expert_capacity_factor").value_or(0); });
   map.field([&] { p.moe_pad_to_capacity = *map.flag("moe_pad_expert_input_to_capacity"); });

@@ -435,6 +435,20 @@ std::vector<SettingSection> build_sections() {
                      "2"),
                  "--moe-router-topk"),
               "num_experts_per_tok"),
+           hf(mg(derived(integer("moe_router_num_groups", 1, limits::kMaxExperts,
+                                 "Group-limited routing: the experts split into this many "
+                                 "equal groups of consecutive experts, and each token picks "
+                                 "moe_router_group_topk groups before its top-k experts "
+                                 "(DeepSeek-V3: 8, one per node at EP 64)."),
+                         "none: no group limit"),
+                 "--moe-router-num-groups"),
+              "n_group"),
+           hf(mg(derived(integer("moe_router_group_topk", 1, limits::kMaxExperts,
+                                 "Groups each token's experts are picked from, with "
+                                 "moe_router_num_groups (DeepSeek-V3: 4)."),
+                         "none: no group limit"),
+                 "--moe-router-group-topk"),
+              "topk_group"),
            hf(mg(derived(integer("moe_ffn_hidden_size", 1, limits::kMaxFfnHiddenSize,
                                  "Width of one routed expert's MLP."),
                          "ffn_hidden_size"),
@@ -690,10 +704,11 @@ std::vector<SettingSection> build_sections() {
                               "dense layers) or 1 (whole experts; alltoall dispatcher)."),
                       "tensor_parallel"),
               "--expert-tensor-parallel-size"),
-           mg(def(choice("moe_token_dispatcher_type", {"allgather", "alltoall"},
+           mg(def(choice("moe_token_dispatcher_type", {"allgather", "alltoall", "flex"},
                          "How routed tokens reach their experts: all-to-all over the EP group "
-                         "(dispatch and combine), or all-gather of every token and a "
-                         "reduce-scatter of the outputs."),
+                         "(dispatch and combine), all-gather of every token and a "
+                         "reduce-scatter of the outputs, or flex (DeepEP: each token once per "
+                         "destination GPU, once per node over RDMA; docs/moe.md)."),
                   "allgather"),
               "--moe-token-dispatcher-type"),
            mg(number("moe_expert_capacity_factor", 0.01, 1000,

@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "engine/all_to_all.h"
+#include "engine/flex_dispatch.h"
 #include "engine/fused_passes.h"
 #include "engine/phase_runner.h"
 #include "engine/step_simulation.h"
@@ -71,6 +72,8 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
       std::vector<Phase> phases;
       if (kind == CollKind::kContext) {
         phases = lower_ring_exchange(groups, bytes);
+      } else if (op == CollectiveOp::kAllToAll && flex_) {
+        phases = lower_flex_dispatch(groups, bytes, routing_, ep_load_, combine, island_of);
       } else if (op == CollectiveOp::kAllToAll) {
         const auto matrix = imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine);
         phases = nic_a2a_ ? lower_all_to_all_via_nics(groups, matrix, island_of)

@@ -23,6 +23,7 @@
 #include "platform/platform.h"
 #include "schedule/expert_ranks.h"
 #include "schedule/rank_map.h"
+#include "workload/expert_routing.h"
 #include "workload/moe_ops.h"
 
 namespace trident {
@@ -104,6 +105,8 @@ class StepSimulation {
     async_experts_ = (async_dp_ || sharded_expert_grads_) && edp;
     ep_ = sc.model.moe() ? sc.plan.expert_parallel : 1;
     ep_load_ = moe_expert_load(sc.model, sc.plan);
+    flex_ = sc.model.moe() && sc.plan.moe_dispatcher == MoeDispatcher::kFlex;
+    routing_ = expert_routing(sc.model);
   }
 
   Timeline run();
@@ -205,9 +208,11 @@ class StepSimulation {
   Shortcuts shortcuts_;
   std::unique_ptr<Platform> platform_;
   int t_ = 1, d_ = 1, cp_ = 1, p_ = 1, v_ = 1;
-  int dc_ = 1;          // data x context: the gradient group's size
-  int ep_ = 1;          // expert-parallel size (1 for dense models)
-  double ep_load_ = 1;  // the busiest EP rank's tokens / mean (moe_expert_load)
+  int dc_ = 1;             // data x context: the gradient group's size
+  int ep_ = 1;             // expert-parallel size (1 for dense models)
+  double ep_load_ = 1;     // the busiest EP rank's tokens / mean (moe_expert_load)
+  bool flex_ = false;      // the all-to-alls are flex (DeepEP) dispatches (flex_dispatch.h)
+  ExpertRouting routing_;  // the MoE layers' top-k routing (for flex_)
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
   bool mirrored_tp_ = false;
   // one_replica_ with several replicas filling their islands: data-parallel collectives are

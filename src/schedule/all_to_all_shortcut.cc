@@ -12,6 +12,11 @@ namespace trident {
 Shortcut decide_nic_all_to_all(const Scenario& sc, Fidelity fidelity) {
   if (fidelity == Fidelity::kFull) return {false, "full fidelity: one flow per rank pair"};
   const PlanSpec& plan = sc.plan;
+  if (sc.model.moe() && plan.expert_parallel > 1 && plan.moe_dispatcher == MoeDispatcher::kFlex) {
+    return {false,
+            "flex dispatcher: its lowering already sends one RDMA flow per source and "
+            "destination island (engine/flex_dispatch.h); fast and full lower it alike"};
+  }
   if (!sc.model.moe() || plan.expert_parallel <= 1 ||
       plan.moe_dispatcher != MoeDispatcher::kAllToAll) {
     return {false, "no expert-parallel all-to-all"};

@@ -171,12 +171,40 @@ std::vector<SearchDimension> build_dimensions() {
                  if (p.context * p.data % p.expert_parallel != 0) return "EP divides cp x d";
                  return "";
                }});
-  // Expert tensor parallel with the alltoall dispatcher: experts split like the dense layers
-  // (ETP = t) or whole (ETP = 1: Megatron-Core folds the TP ranks into the expert groups).
+  // The token dispatcher with EP > 1, under --wide: Megatron-Core's alltoall or flex (DeepEP;
+  // no shared-expert overlap nor padding to capacity, as checks.cc states).
+  d.push_back({"plan.moe_token_dispatcher_type",
+               [](const SearchContext& c, const PlanSpec& p) {
+                 const MoeDispatcher base = c.base.moe_dispatcher;
+                 if (!c.model->moe() || p.expert_parallel == 1 || !c.wide ||
+                     base == MoeDispatcher::kAllGather) {
+                   return Values{base == MoeDispatcher::kFlex       ? "flex"
+                                 : base == MoeDispatcher::kAllToAll ? "alltoall"
+                                                                    : "allgather"};
+                 }
+                 return Values{"alltoall", "flex"};
+               },
+               [](const std::string& v, const SearchContext&, PlanSpec* p) {
+                 if (v != "alltoall" && v != "flex" && v != "allgather") return false;
+                 p->moe_dispatcher = v == "flex"       ? MoeDispatcher::kFlex
+                                     : v == "alltoall" ? MoeDispatcher::kAllToAll
+                                                       : MoeDispatcher::kAllGather;
+                 return true;
+               },
+               [](const SearchContext&, const PlanSpec& p) -> std::string {
+                 if (p.moe_dispatcher == MoeDispatcher::kFlex &&
+                     (p.moe_shared_expert_overlap || p.moe_pad_to_capacity)) {
+                   return "flex has no shared-expert overlap nor padding to capacity";
+                 }
+                 return "";
+               }});
+  // Expert tensor parallel with the alltoall or flex dispatcher: experts split like the dense
+  // layers (ETP = t) or whole (ETP = 1: Megatron-Core folds the TP ranks into the expert
+  // groups).
   d.push_back({"plan.expert_tensor_parallel_size",
                [](const SearchContext& c, const PlanSpec& p) {
                  if (!c.model->moe() || p.tensor == 1 ||
-                     p.moe_dispatcher != MoeDispatcher::kAllToAll) {
+                     p.moe_dispatcher == MoeDispatcher::kAllGather) {
                    return Values{str(p.tensor)};
                  }
                  return Values{str(p.tensor), "1"};

@@ -139,6 +139,7 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchi
     d.etp = plan.expert_tensor();
     d.expert_load = moe_expert_load(model, plan);
     d.alltoall = plan.moe_dispatcher == MoeDispatcher::kAllToAll;
+    d.flex = plan.moe_dispatcher == MoeDispatcher::kFlex;
     d.shared_overlap = plan.moe_shared_expert_overlap;
   }
   return d;

@@ -98,6 +98,7 @@ struct LayerDims {
   double etp = 1;          // expert_tensor_parallel_size: the experts' GEMMs split over ETP
   double expert_load = 1;  // tokens of the busiest rank's experts / the balanced mean
   bool alltoall = false;   // moe_token_dispatcher_type alltoall (else allgather)
+  bool flex = false;       // moe_token_dispatcher_type flex (DeepEP; engine/flex_dispatch.h)
   bool shared_overlap = false;
 };
 

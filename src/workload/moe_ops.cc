@@ -63,8 +63,12 @@ void add_dispatch(const LayerDims& d, const MoeSizes& z, bool combine, std::vect
                   int overlap_ops) {
   const double h = d.h, e = z.e;
   if (d.ep > 1) {
+    // flex: each rank's T / t tokens, once per destination GPU and node (engine/flex_dispatch.h).
     Op op =
-        d.alltoall
+        d.flex
+            ? collective_op(combine ? "ep_flex_combine" : "ep_flex_dispatch", OpKind::kEpCollective,
+                            CollectiveOp::kAllToAll, z.tokens / d.t * h * e)
+        : d.alltoall
             ? collective_op(combine ? "ep_a2a_combine" : "ep_a2a_dispatch", OpKind::kEpCollective,
                             CollectiveOp::kAllToAll, z.routed / d.t * h * e)
             : collective_op(combine ? "ep_rs_combine" : "ep_ag_dispatch", OpKind::kEpCollective,
@@ -84,7 +88,9 @@ void add_dispatch(const LayerDims& d, const MoeSizes& z, bool combine, std::vect
 // Its buffer: the ETP ranks' received copies, ETP T k L h / t.
 void add_tp_routed(const LayerDims& d, const MoeSizes& z, CollectiveOp c, const char* name,
                    std::vector<Op>* ops) {
-  if (!d.alltoall || d.etp <= 1) return;
+  // flex with ETP = t: its TP x EP group sends each token to the ETP ranks of each destination,
+  // modelled as the EP dispatch and this gather of what arrived.
+  if ((!d.alltoall && !d.flex) || d.etp <= 1) return;
   ops->push_back(collective_op(name, OpKind::kTpCollective, c,
                                d.etp / d.t * z.routed * d.expert_load * d.h * z.e));
 }
