@@ -307,25 +307,25 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
         value = words[++i];
       }
     };
+    // An nargs='+' argument's value: every word up to the next option, space-separated.
+    const auto all_values = [&] {
+      std::string all = inline_value ? value : "";
+      while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
+        all += (all.empty() ? "" : " ") + words[++i];
+      }
+      return all;
+    };
     if (name.rfind("--cuda-graph", 0) == 0 || name == "--enable-cuda-graph" ||
         name == "--external-cuda-graph") {
       // CUDA graphs remove host launch gaps; trident times kernels as if the host kept ahead
       // of the GPU. Some take several words (--cuda-graph-scope attn mlp).
-      std::string words_of = inline_value ? value : "";
-      while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
-        words_of += (words_of.empty() ? "" : " ") + words[++i];
-      }
+      const std::string words_of = all_values();
       out.ignored.push_back(name + (words_of.empty() ? "" : " " + words_of) +
                             " (trident models no host launch gaps for graphs to remove)");
       continue;
     }
     if (name == "--recompute-modules") {
-      // nargs='+': every word up to the next option.
-      std::string modules = inline_value ? value : "";
-      while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
-        modules += (modules.empty() ? "" : " ") + words[++i];
-      }
-      given[name] = modules;
+      given[name] = all_values();
       continue;
     }
     const auto it = known_args().find(name);
