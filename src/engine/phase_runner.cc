@@ -11,25 +11,91 @@ namespace sg4 = simgrid::s4u;
 namespace trident {
 namespace {
 
-void start_flows(const Platform& platform, const std::vector<Flow>& flows,
-                 std::vector<sg4::CommPtr>* comms) {
+// Flows started together, with the routes whose links they hold in flight (link_claims.h).
+struct InFlight {
+  std::vector<sg4::CommPtr> comms;
+  std::vector<const Route*> routes;
+};
+
+double flow_size(const Platform& platform, const Flow& f) {
+  const double eff = f.efficiency > 0 ? f.efficiency : platform.efficiency(f.src, f.dst);
+  return static_cast<double>(std::llround(f.bytes / eff));
+}
+
+void start_flows(const Platform& platform, const std::vector<Flow>& flows, InFlight* out) {
+  const double now = sg4::Engine::get_clock();
   for (const Flow& f : flows) {
-    const double eff = f.efficiency > 0 ? f.efficiency : platform.efficiency(f.src, f.dst);
-    const double bytes = f.bytes / eff;
-    comms->push_back(sg4::Comm::sendto_async(platform.host(f.src), platform.host(f.dst),
-                                             static_cast<std::uint64_t>(std::llround(bytes))));
+    const Route& r = platform.route(f.src, f.dst);
+    // Before the flow exists: a claim it interrupts turns back into flows at this instant.
+    platform.claims().begin_flow(r.links, now);
+    out->routes.push_back(&r);
+    out->comms.push_back(
+        sg4::Comm::sendto_async(platform.host(f.src), platform.host(f.dst),
+                                static_cast<std::uint64_t>(flow_size(platform, f))));
   }
+}
+
+void wait_flows(const Platform& platform, InFlight* f, std::uint64_t* activities) {
+  if (activities) *activities += f->comms.size();
+  sg4::Comm::wait_all(f->comms);
+  for (const Route* r : f->routes) platform.claims().end_flow(r->links);
+  f->comms.clear();
+  f->routes.clear();
+}
+
+void sleep_for(double seconds, std::uint64_t* activities) {
+  if (seconds <= 0) return;
+  if (activities) *activities += 1;
+  sg4::this_actor::sleep_for(seconds);
+}
+
+// Runs phases [begin, end) as run_phases does, after sleeping `pending`, and closes with the
+// wait `extra` (the collective's latency beyond its routes').
+void run_range(const Platform& platform, const std::vector<Phase>& phases, size_t begin,
+               double pending, double extra, std::uint64_t* activities) {
+  InFlight flight;
+  // Closed-form rings: a group of side-by-side phases lasts at least its floor. What a group's
+  // flows leave of its floor, and the floors of groups without flows, are slept only before
+  // the next flows start (or at the end), in one sleep: the links are free meanwhile.
+  double group_floor = 0;
+  bool group_started = false;
+  double group_start = 0;
+  for (size_t i = begin; i < phases.size(); ++i) {
+    const Phase& phase = phases[i];
+    if (!phase.flows.empty() && !group_started) {
+      sleep_for(pending, activities);
+      pending = 0;
+      group_start = sg4::Engine::get_clock();
+      group_started = true;
+    }
+    start_flows(platform, phase.flows, &flight);
+    group_floor = std::max(group_floor, phase.floor_s);
+    if (phase.with_next && i + 1 < phases.size()) continue;
+    if (group_started) {
+      wait_flows(platform, &flight, activities);
+      pending = std::max(0.0, group_start + group_floor - sg4::Engine::get_clock());
+    } else {
+      pending += group_floor;
+    }
+    group_floor = 0;
+    group_started = false;
+  }
+  // The collective's latency beyond what its routes add (NCCL's launch and per-step costs),
+  // after the data as the collapsed steps' latencies were: the links are free meanwhile.
+  sleep_for(pending + extra, activities);
+}
+
+double extra_latency(const Platform& platform, const std::vector<Phase>& phases) {
+  return std::max(0.0, phases.front().latency - route_latencies(platform, phases));
 }
 
 }  // namespace
 
 void run_flows(const Platform& platform, const std::vector<Flow>& flows,
                std::uint64_t* activities) {
-  std::vector<sg4::CommPtr> comms;
-  comms.reserve(flows.size());
-  start_flows(platform, flows, &comms);
-  if (activities) *activities += comms.size();
-  sg4::Comm::wait_all(comms);
+  InFlight flight;
+  start_flows(platform, flows, &flight);
+  wait_flows(platform, &flight, activities);
 }
 
 double route_latencies(const Platform& platform, const std::vector<Phase>& phases) {
@@ -48,50 +114,106 @@ double route_latencies(const Platform& platform, const std::vector<Phase>& phase
 void run_phases(const Platform& platform, const std::vector<Phase>& phases,
                 std::uint64_t* activities) {
   if (phases.empty()) return;
-  std::vector<sg4::CommPtr> comms;
-  // Closed-form rings: a group of side-by-side phases lasts at least its floor. What a group's
-  // flows leave of its floor, and the floors of groups without flows, are slept only before
-  // the next flows start (or at the end), in one sleep: the links are free meanwhile.
-  double pending = 0;
-  const auto sleep_pending = [&](double more) {
-    if (pending + more <= 0) return;
-    if (activities) *activities += 1;
-    sg4::this_actor::sleep_for(pending + more);
-    pending = 0;
-  };
-  double group_floor = 0;
-  bool group_started = false;
-  double group_start = 0;
-  for (const Phase& phase : phases) {
-    if (!phase.flows.empty() && !group_started) {
-      sleep_pending(0);
-      group_start = sg4::Engine::get_clock();
-      group_started = true;
+  run_range(platform, phases, 0, 0, extra_latency(platform, phases), activities);
+}
+
+bool alone_schedule(const Platform& platform, const std::vector<Phase>& phases,
+                    AloneSchedule* out) {
+  *out = AloneSchedule();
+  if (phases.empty()) return true;
+  double t = 0, pending = 0, floor = 0;
+  size_t first = 0;
+  bool flows = false;
+  std::vector<int> used;  // the links of the group's flows so far
+  for (size_t i = 0; i < phases.size(); ++i) {
+    const Phase& phase = phases[i];
+    if (!phase.flows.empty() && !flows) {
+      t += pending;
+      pending = 0;
+      flows = true;
+      TimedGroup g;
+      g.first_phase = first;
+      g.first_flow = out->flows.size();
+      g.start = t;
+      out->groups.push_back(g);
+      used.clear();
     }
-    start_flows(platform, phase.flows, &comms);
-    group_floor = std::max(group_floor, phase.floor_s);
-    if (phase.with_next) continue;
-    if (group_started) {
-      if (activities) *activities += comms.size();
-      sg4::Comm::wait_all(comms);
-      comms.clear();
-      pending = std::max(0.0, group_start + group_floor - sg4::Engine::get_clock());
+    for (const Flow& f : phase.flows) {
+      const Route& r = platform.route(f.src, f.dst);
+      for (int l : r.links) {
+        if (std::find(used.begin(), used.end(), l) != used.end()) return false;
+        used.push_back(l);
+      }
+      TimedFlow tf;
+      tf.src = f.src;
+      tf.dst = f.dst;
+      tf.size = flow_size(platform, f);
+      tf.latency = r.latency;
+      tf.rate = r.bandwidth;
+      tf.start = t;
+      tf.end = t + r.latency + tf.size / r.bandwidth;
+      tf.links = &r.links;
+      out->flows.push_back(tf);
+    }
+    floor = std::max(floor, phase.floor_s);
+    if (phase.with_next && i + 1 < phases.size()) continue;
+    if (flows) {
+      TimedGroup& g = out->groups.back();
+      g.end_phase = i + 1;
+      g.end_flow = out->flows.size();
+      for (size_t k = g.first_flow; k < g.end_flow; ++k) {
+        g.flows_end = std::max(g.flows_end, out->flows[k].end);
+      }
+      g.flows_end = std::max(g.flows_end, g.start);
+      g.floor_end = g.start + floor;
+      t = g.flows_end;
+      pending = std::max(0.0, g.floor_end - t);
     } else {
-      pending += group_floor;
+      pending += floor;
     }
-    group_floor = 0;
-    group_started = false;
+    floor = 0;
+    flows = false;
+    first = i + 1;
   }
-  if (group_started) {
-    if (activities) *activities += comms.size();
-    sg4::Comm::wait_all(comms);
-    pending = std::max(0.0, group_start + group_floor - sg4::Engine::get_clock());
-  } else {
-    pending += group_floor;
+  out->extra_latency = extra_latency(platform, phases);
+  out->duration = t + pending + out->extra_latency;
+  return true;
+}
+
+void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
+                     const AloneSchedule& s, double elapsed, std::uint64_t* activities) {
+  const double now = sg4::Engine::get_clock();
+  for (const TimedGroup& g : s.groups) {
+    if (elapsed >= g.flows_end) continue;
+    if (elapsed < g.start) {
+      // Between groups: the links are free until this group's flows start.
+      sleep_for(g.start - elapsed, activities);
+      run_range(platform, phases, g.first_phase, 0, s.extra_latency, activities);
+      return;
+    }
+    // In this group's flows: each goes on with what it has left.
+    std::vector<Flow> rest;
+    double resid_end = g.floor_end;  // arrivals too close for a new flow's latency
+    for (size_t k = g.first_flow; k < g.end_flow; ++k) {
+      const TimedFlow& f = s.flows[k];
+      if (elapsed >= f.end) continue;
+      const double latency_left = std::max(0.0, f.start + f.latency - elapsed);
+      const double bytes_left = f.size - std::max(0.0, elapsed - f.start - f.latency) * f.rate;
+      const double size = bytes_left - (f.latency - latency_left) * f.rate;
+      if (size < 1) {
+        resid_end = std::max(resid_end, f.end);
+      } else {
+        rest.push_back({f.src, f.dst, size, 1.0});
+      }
+    }
+    const double run_start = now - elapsed;
+    if (!rest.empty()) run_flows(platform, rest, activities);
+    const double pending = std::max(0.0, run_start + resid_end - sg4::Engine::get_clock());
+    run_range(platform, phases, g.end_phase, pending, s.extra_latency, activities);
+    return;
   }
-  // The collective's latency beyond what its routes add (NCCL's launch and per-step costs),
-  // after the data as the collapsed steps' latencies were: the links are free meanwhile.
-  sleep_pending(std::max(0.0, phases.front().latency - route_latencies(platform, phases)));
+  // Past every flow: only waits are left.
+  sleep_for(s.duration - elapsed, activities);
 }
 
 }  // namespace trident

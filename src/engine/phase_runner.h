@@ -25,6 +25,44 @@ double route_latencies(const Platform& platform, const std::vector<Phase>& phase
 // Starts and waits for one flow per (src, dst) pair of `bytes` each, all at once.
 void run_flows(const Platform& platform, const std::vector<Flow>& flows, std::uint64_t* activities);
 
+// A flow of an AloneSchedule, times from the run's start.
+struct TimedFlow {
+  int src = 0, dst = 0;
+  double size = 0;     // bytes SimGrid moves (payload / efficiency, rounded as run_phases does)
+  double latency = 0;  // route latency
+  double rate = 0;     // the route's bandwidth: the flow is alone on it
+  double start = 0, end = 0;
+  const std::vector<int>* links = nullptr;
+};
+
+// A group of side-by-side phases with flows, times from the run's start.
+struct TimedGroup {
+  size_t first_phase = 0, end_phase = 0;  // phases [first_phase, end_phase)
+  size_t first_flow = 0, end_flow = 0;    // AloneSchedule::flows
+  double start = 0, flows_end = 0;
+  double floor_end = 0;  // start + the group's floor
+};
+
+// What run_phases does when nothing else uses the links its flows take.
+struct AloneSchedule {
+  std::vector<TimedFlow> flows;
+  std::vector<TimedGroup> groups;  // those with flows
+  double duration = 0;
+  double extra_latency = 0;  // the closing wait beyond the routes' latencies
+};
+
+// Returns false when two flows of one group share a link (they would share it, which this
+// closed form does not time); else sets *out to the times run_phases(phases) takes when no
+// other flow uses its links.
+bool alone_schedule(const Platform& platform, const std::vector<Phase>& phases, AloneSchedule* out);
+
+// Runs what is left, `elapsed` seconds into it, of a run of `phases` timed by `schedule`
+// (alone until now): a flow in flight goes on as a flow of the bytes it has left, less what
+// its route's latency (which the new flow pays again) would have moved, so that it arrives
+// when it would have, alone; the rest as run_phases. Requires a running SimGrid actor.
+void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
+                     const AloneSchedule& schedule, double elapsed, std::uint64_t* activities);
+
 }  // namespace trident
 
 #endif  // TRIDENT_ENGINE_PHASE_RUNNER_H_

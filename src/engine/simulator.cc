@@ -47,6 +47,13 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
     return;
   }
+  if (claimed_runs_ && !fuse_tp_ && !fill_buckets && !fill_experts && waits == nullptr && !ring &&
+      claimable(pass)) {
+    run_claimed_pass(a, pass, mb, chunk);
+    TpTiming tp = t_ > 1 && pass.collectives > 0 ? TpTiming::kSimulated : TpTiming::kNone;
+    if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
+    return;
+  }
   double pending = 0;  // closed-form time not yet executed (fused mode)
   // Fused passes with a CP ring: each TP collective recorded where it ran.
   const bool record_here = fuse_tp_ && ring && opt_.record_intervals && a.record_closed_form;
@@ -76,29 +83,7 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
       pending += fuse_segment(seg, t_, sc_.cluster, &tl.tp_exposed_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
     } else {
-      compute(seg.compute_s);
-      tl.compute_s += seg.compute_s + seg.overlap_s;
-      if (seg.tp_bytes <= 0 || (t_ == 1 && !seg.expert)) {
-        compute(seg.overlap_s);
-      } else {
-        // The overlapped compute (a weight-gradient GEMM) runs while the collective is in flight.
-        const double comm_start = sg4::Engine::get_clock();
-        if (seg.tp_overlap == TpOverlap::kRingExchange || seg.tp_overlap == TpOverlap::kPipeline) {
-          overlapped_segment(a, seg, mb, chunk);
-        } else {
-          sg4::ExecPtr overlap;
-          if (seg.overlap_s > 0) {
-            ++activities_;
-            overlap =
-                sg4::this_actor::exec_async(seg.overlap_s * seg.overlap_stretch * host_speed_);
-          }
-          collective(a, seg.expert ? CollKind::kExpert : CollKind::kTensor, seg.tp_op, seg.tp_bytes,
-                     mb, chunk, seg.layer, -1, seg.combine);
-          if (overlap) overlap->wait();
-        }
-        const double exposed = (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
-        (seg.expert ? tl.ep_exposed_s : tl.tp_exposed_s) += exposed;
-      }
+      run_segment(a, seg, mb, chunk, 0);
     }
     if (fill_buckets && seg.grad_params > 0) {
       a.bucket_params += seg.grad_params;
@@ -146,7 +131,7 @@ void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePt
     flows.push_back({ranks_.gpu(r, a.cp, a.dp, from.stage), ranks_.gpu(r, a.cp, a.dp, a.pp),
                      w_.stages[a.pp].p2p_bytes});
   }
-  run_flows(*platform_, flows, &activities_);
+  claimed_flows(a, from.stage, flows);
   a.tl->pp_exposed_s += sg4::Engine::get_clock() - now;
   if (Interval* iv = record(a, IntervalKind::kPpComm, now, mb, chunk)) {
     iv->bytes = w_.stages[a.pp].p2p_bytes;
@@ -303,6 +288,8 @@ Timeline StepSimulation::run() {
           a.dp = dp;
           a.pp = pp;
           a.record_closed_form = record_all_closed_form || (dp == 0 && cp == 0);
+          a.wake = sg4::Semaphore::create(0);
+          a.claim.wake = [&a]() { a.wake->release(); };
           sg4::Host* host = platform_->host(ranks_.gpu(tp, cp, dp, pp));
           const std::string context = cp_ > 1 ? "c" + std::to_string(cp) : "";
           sg4::Actor::create("s" + std::to_string(pp) + "d" + std::to_string(dp) + context + "t" +

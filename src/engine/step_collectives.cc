@@ -16,6 +16,65 @@
 
 namespace trident {
 
+const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, CollectiveOp op,
+                                                  double bytes, int step, bool combine,
+                                                  const std::vector<std::vector<int>>& groups) {
+  const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
+  // Every member of a group lowers a collective the same way each time: lowered once per
+  // (actor, kind, op, bytes, step, combine).
+  const auto lkey = std::make_tuple(actor_id(a.tp, a.cp, a.dp, a.pp), static_cast<int>(kind),
+                                    static_cast<int>(op), bytes, step, combine);
+  auto cached = lowered_.find(lkey);
+  if (cached == lowered_.end()) {
+    std::vector<Phase> phases;
+    if (kind == CollKind::kContext) {
+      phases = lower_ring_exchange(groups, bytes);
+    } else if (op == CollectiveOp::kAllToAll && flex_) {
+      phases = lower_flex_dispatch(groups, bytes, routing_, ep_load_, combine, island_of);
+    } else if (op == CollectiveOp::kAllToAll) {
+      const auto matrix = imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine);
+      phases = nic_a2a_ ? lower_all_to_all_via_nics(groups, matrix, island_of)
+                        : lower_all_to_all(groups, matrix);
+    } else if (kind == CollKind::kTensor && mirrored_tp_) {
+      // Lowered for tensor rank 0 (shortcuts.h: mirrored_tp).
+      LoweringOptions mirrored = lowering_;
+      const int rank0 = groups.front().front();
+      mirrored.simulated = [rank0](int gpu) { return gpu == rank0; };
+      mirrored.mirror_inter = mirrored.closed_form_intra = shortcuts_.tp_fills_islands;
+      phases = lower_collective(op, groups, bytes, island_of, mirrored);
+    } else if (island_replicas_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
+      // The simulated replicas' own NVLink rings; their inter-island edges mirrored.
+      LoweringOptions mirrored = lowering_;
+      mirrored.simulated = [this](int gpu) { return simulated_gpu_[gpu] != 0; };
+      mirrored.mirror_inter = true;
+      phases = lower_collective(op, groups, bytes, island_of, mirrored);
+    } else if (one_replica_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
+      // One replica mirrored: each context rank's edge of the d x cp ring on its own NIC.
+      phases = lower_mirrored(choose_collective_plan(op, {dc_, dc_, 1}, bytes, sc_.cluster),
+                              ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp), sc_.cluster);
+    } else {
+      phases = lower_collective(op, groups, bytes, island_of, lowering_);
+    }
+    if (step >= 0) {
+      // One ring step: the uncollapsed ring's phase `step`; a lowering that is not one ring
+      // (hierarchical) runs whole in step 0.
+      LoweringOptions steps = lowering_;
+      steps.collapse_steps = false;
+      auto ring = lower_collective(op, groups, bytes, island_of, steps);
+      const size_t n = groups.front().size();
+      if (ring.size() + 1 == n) {
+        // One step's route latency only: the step's flows add it themselves.
+        phases = {ring[step]};
+        phases.front().latency = 0;
+      } else if (step > 0) {
+        phases.clear();
+      }
+    }
+    cached = lowered_.emplace(lkey, std::move(phases)).first;
+  }
+  return cached->second;
+}
+
 sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
                                        bool async, int step, bool combine) {
   std::vector<std::vector<int>> groups;
@@ -62,61 +121,8 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
   if (++rv.arrived == participants) {
     std::vector<ActorState*> members = std::move(rv.members);
     if (!solo) rendezvous_.erase(key);
-    const auto island_of = [this](int gpu) { return platform_->island_of(gpu); };
-    // Every member of a group lowers a collective the same way each time: lowered once per
-    // (actor, kind, op, bytes, step, combine).
-    const auto lkey = std::make_tuple(actor_id(a.tp, a.cp, a.dp, a.pp), static_cast<int>(kind),
-                                      static_cast<int>(op), bytes, step, combine);
-    auto cached = lowered_.find(lkey);
-    if (cached == lowered_.end()) {
-      std::vector<Phase> phases;
-      if (kind == CollKind::kContext) {
-        phases = lower_ring_exchange(groups, bytes);
-      } else if (op == CollectiveOp::kAllToAll && flex_) {
-        phases = lower_flex_dispatch(groups, bytes, routing_, ep_load_, combine, island_of);
-      } else if (op == CollectiveOp::kAllToAll) {
-        const auto matrix = imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine);
-        phases = nic_a2a_ ? lower_all_to_all_via_nics(groups, matrix, island_of)
-                          : lower_all_to_all(groups, matrix);
-      } else if (kind == CollKind::kTensor && mirrored_tp_) {
-        // Lowered for tensor rank 0 (shortcuts.h: mirrored_tp).
-        LoweringOptions mirrored = lowering_;
-        const int rank0 = groups.front().front();
-        mirrored.simulated = [rank0](int gpu) { return gpu == rank0; };
-        mirrored.mirror_inter = mirrored.closed_form_intra = shortcuts_.tp_fills_islands;
-        phases = lower_collective(op, groups, bytes, island_of, mirrored);
-      } else if (island_replicas_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
-        // The simulated replicas' own NVLink rings; their inter-island edges mirrored.
-        LoweringOptions mirrored = lowering_;
-        mirrored.simulated = [this](int gpu) { return simulated_gpu_[gpu] != 0; };
-        mirrored.mirror_inter = true;
-        phases = lower_collective(op, groups, bytes, island_of, mirrored);
-      } else if (one_replica_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
-        // One replica mirrored: each context rank's edge of the d x cp ring on its own NIC.
-        phases = lower_mirrored(choose_collective_plan(op, {dc_, dc_, 1}, bytes, sc_.cluster),
-                                ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp), sc_.cluster);
-      } else {
-        phases = lower_collective(op, groups, bytes, island_of, lowering_);
-      }
-      if (step >= 0) {
-        // One ring step: the uncollapsed ring's phase `step`; a lowering that is not one ring
-        // (hierarchical) runs whole in step 0.
-        LoweringOptions steps = lowering_;
-        steps.collapse_steps = false;
-        auto ring = lower_collective(op, groups, bytes, island_of, steps);
-        const size_t n = groups.front().size();
-        if (ring.size() + 1 == n) {
-          // One step's route latency only: the step's flows add it themselves.
-          phases = {ring[step]};
-          phases.front().latency = 0;
-        } else if (step > 0) {
-          phases.clear();
-        }
-      }
-      cached = lowered_.emplace(lkey, std::move(phases)).first;
-    }
     // lowered_ never erases: the entry outlives an asynchronous drive.
-    const std::vector<Phase>* phases = &cached->second;
+    const std::vector<Phase>* phases = &lowered(a, kind, op, bytes, step, combine, groups);
     auto drive = [this, phases, done, participants, members, op, bytes]() {
       const double start = sg4::Engine::get_clock();
       run_phases(*platform_, *phases, &activities_);

@@ -4,6 +4,7 @@
 #ifndef TRIDENT_ENGINE_STEP_SIMULATION_H_
 #define TRIDENT_ENGINE_STEP_SIMULATION_H_
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <simgrid/s4u/Actor.hpp>
@@ -48,6 +49,20 @@ struct Rendezvous {
   std::vector<ActorState*> members;  // asynchronous (bucket) collectives: who to record it for
 };
 
+// One segment of a pass run as a claim (engine/claimed_runs.cc): compute, then its TP
+// collective beside `overlap` seconds of compute (a weight-gradient GEMM).
+struct ClaimStep {
+  const Segment* seg = nullptr;
+  double compute = 0;
+  const std::vector<Phase>* phases = nullptr;  // null: no collective
+  const AloneSchedule* alone = nullptr;        // null with phases: its flows share links
+  double overlap = 0;
+  // How long its collective and GEMM take, alone.
+  double span() const {
+    return phases == nullptr ? 0 : std::max(alone != nullptr ? alone->duration : 0.0, overlap);
+  }
+};
+
 // One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
 struct ActorState {
   ActorTimeline* tl = nullptr;
@@ -63,6 +78,13 @@ struct ActorState {
   sg4::SemaphorePtr last_expert_bucket;         // sharded gradients: the expert bucket queued last
   std::vector<sg4::SemaphorePtr> step_gathers;  // overlap_param_gather: this step's buckets
   int gathers_waited = -1;                      // the last of them this actor waited for
+  // Closed-form runs of flows (shortcuts.h: claimed_runs): the links they hold, and the
+  // semaphore an interruption releases.
+  Claim claim;
+  sg4::SemaphorePtr wake;
+  std::map<const Pass*, std::vector<ClaimStep>> claim_steps;  // by pass, built on first use
+  // Pipeline transfers: the alone schedule of the flows from each sending stage.
+  std::map<int, std::pair<std::vector<Phase>, std::unique_ptr<AloneSchedule>>> recv_alone;
 };
 
 class StepSimulation {
@@ -92,6 +114,7 @@ class StepSimulation {
     nic_a2a_ = shortcuts_.nic_all_to_all.taken;
     replicas_ = shortcuts_.replicas_simulated(sc.plan);
     mirrored_tp_ = shortcuts_.mirrored_tp.taken;
+    claimed_runs_ = shortcuts_.claimed_runs.taken;
     island_replicas_ = one_replica_ && !ranks_.data_groups_one_per_island();
     dp_op_ =
         sc.plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
@@ -132,6 +155,25 @@ class StepSimulation {
   TpTiming record_fused(ActorState& a, const Pass& pass, const FusedPass& fused, double start,
                         int mb, int chunk);
   void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
+  // Runs segment `seg` of a pass with its collective as flows, `done` seconds of its compute
+  // already run.
+  void run_segment(ActorState& a, const Segment& seg, int mb, int chunk, double done);
+  // Whether run_claimed_pass may run `pass` (segments of compute and TP collectives only).
+  bool claimable(const Pass& pass) const;
+  // Runs the segments of `pass` (claimable) as claims (engine/claimed_runs.cc): as many as
+  // find their links free in one closed-form wait, the others, and what an interruption leaves,
+  // as run_segment does.
+  void run_claimed_pass(ActorState& a, const Pass& pass, int mb, int chunk);
+  // Runs `flows` (side by side) as a claim when their links are free, else as flows. `key`
+  // names them among the actor's transfers: the same key, the same flows.
+  void claimed_flows(ActorState& a, int key, const std::vector<Flow>& flows);
+  // Returns the phases of a collective as this actor lowers it (cached for the step).
+  const std::vector<Phase>& lowered(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
+                                    int step, bool combine,
+                                    const std::vector<std::vector<int>>& groups);
+  // Returns the alone schedule of `phases` (from lowered()), or null when its flows share
+  // links (cached).
+  const AloneSchedule* alone(const std::vector<Phase>& phases);
   // Joins a collective; returns the semaphore that its completion releases for this actor, or
   // null when it ran at once (a synchronous collective of one participant).
   // `step` >= 0: only that ring step of the collective (a TP ring exchange). `combine`: an
@@ -215,6 +257,7 @@ class StepSimulation {
   ExpertRouting routing_;  // the MoE layers' top-k routing (for flex_)
   bool full_ = false, fuse_tp_ = false, one_rank_flows_ = false, one_replica_ = false;
   bool mirrored_tp_ = false;
+  bool claimed_runs_ = false;  // shortcuts.h: claimed_runs
   // one_replica_ with several replicas filling their islands: data-parallel collectives are
   // lowered over the simulated GPUs (simulated_gpu_), inter-island edges mirrored.
   bool island_replicas_ = false;
@@ -238,7 +281,8 @@ class StepSimulation {
   std::map<std::tuple<int, int, int>, Rendezvous> rendezvous_;
   // Lowered collectives by (actor, kind, op, bytes, step, combine).
   std::map<std::tuple<int, int, int, double, int, bool>, std::vector<Phase>> lowered_;
-  std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;       // [stage][chunk]
+  std::map<const std::vector<Phase>*, std::unique_ptr<AloneSchedule>> alone_;  // null: shared
+  std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;                  // [stage][chunk]
   std::vector<GatherSchedule> step_gathers_;                        // [stage], overlap_param_gather
   std::vector<std::vector<GatherSchedule>> layer_fwd_, layer_bwd_;  // [stage][chunk]
 };

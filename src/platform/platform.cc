@@ -19,7 +19,7 @@ sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, double bw, dou
   return zone->create_link(name, bw)->set_latency(latency)->seal();
 }
 
-std::vector<sg4::LinkInRoute> route(std::initializer_list<sg4::Link*> links) {
+std::vector<sg4::LinkInRoute> links_of(std::initializer_list<sg4::Link*> links) {
   std::vector<sg4::LinkInRoute> out;
   for (sg4::Link* l : links) out.emplace_back(l);
   return out;
@@ -105,19 +105,20 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
           nic_up[nic] = make_link(zone, nm + "_up", c.network.nic_bandwidth, net_lat);
           nic_down[nic] = make_link(zone, nm + "_down", c.network.nic_bandwidth, net_lat);
         }
-        zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route({nic_up[nic]}), false);
-        zone->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, route({nic_down[nic]}),
+        zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, links_of({nic_up[nic]}),
+                        false);
+        zone->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, links_of({nic_down[nic]}),
                         false);
         // Out through the NIC and back in: the engine's mirror of one edge of a symmetric ring.
         zone->add_route(h->get_netpoint(), h->get_netpoint(), nullptr, nullptr,
-                        route({nic_up[nic], nic_down[nic]}), false);
+                        links_of({nic_up[nic], nic_down[nic]}), false);
         hosts_[gpu] = h;
       }
       for (int a = 0; a < island_size_; ++a) {
         for (int b = 0; b < island_size_; ++b) {
           if (a == b) continue;
           zone->add_bypass_route(members[a]->get_netpoint(), members[b]->get_netpoint(), nullptr,
-                                 nullptr, route({up[a], down[b]}));
+                                 nullptr, links_of({up[a], down[b]}));
         }
       }
     }
@@ -131,12 +132,31 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
       sg4::Link* gu = make_link(root, "leaf" + std::to_string(grp) + "_up", uplink, 0);
       sg4::Link* gd = make_link(root, "leaf" + std::to_string(grp) + "_down", uplink, 0);
       zone->seal();
-      root->add_route(zone->get_netpoint(), nullptr, gw, nullptr, route({gu}), false);
-      root->add_route(nullptr, zone->get_netpoint(), nullptr, gw, route({gd}), false);
+      root->add_route(zone->get_netpoint(), nullptr, gw, nullptr, links_of({gu}), false);
+      root->add_route(nullptr, zone->get_netpoint(), nullptr, gw, links_of({gd}), false);
     }
   }
   root->seal();
   hosts_.resize(gpus_used);
+  claims_ = LinkClaims(static_cast<int>(sg4::Engine::get_instance()->get_link_count()));
+}
+
+const Route& Platform::route(int a, int b) const {
+  const long key = static_cast<long>(a) * static_cast<long>(hosts_.size()) + b;
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return it->second;
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  hosts_[a]->route_to(hosts_[b], links, &latency);
+  Route r;
+  r.latency = latency;
+  r.bandwidth = links.empty() ? 0 : links.front()->get_bandwidth();
+  for (const sg4::Link* l : links) {
+    r.bandwidth = std::min(r.bandwidth, l->get_bandwidth());
+    const auto id = link_ids_.emplace(l, static_cast<int>(link_ids_.size())).first->second;
+    r.links.push_back(id);
+  }
+  return routes_.emplace(key, std::move(r)).first->second;
 }
 
 std::string platform_shape_problem(const ClusterSpec& c) {

@@ -16,13 +16,16 @@
 #define TRIDENT_PLATFORM_PLATFORM_H_
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config/cluster.h"
+#include "platform/link_claims.h"
 
 namespace simgrid::s4u {
 class Host;
-}
+class Link;
+}  // namespace simgrid::s4u
 
 namespace trident {
 
@@ -33,6 +36,14 @@ void configure_network_model();
 // Returns why SimGrid cannot be given `cluster`'s shape (an island that neither divides nor
 // spans whole nodes), or "" when it can.
 std::string platform_shape_problem(const ClusterSpec& cluster);
+
+// A route between two GPUs as SimGrid resolves it: its links (dense ids), their summed
+// latency and the smallest bandwidth among them (what a flow alone on the route gets).
+struct Route {
+  std::vector<int> links;
+  double latency = 0;
+  double bandwidth = 0;
+};
 
 class Platform {
  public:
@@ -60,6 +71,10 @@ class Platform {
     return over_nvlink(a, b) ? nvlink_latency_ : network_latency_;
   }
   int gpus() const { return static_cast<int>(hosts_.size()); }
+  // Returns the route from GPU a to GPU b (resolved once, then cached). Requires both built.
+  const Route& route(int a, int b) const;
+  // The links' flows in flight and closed-form claims (link_claims.h), kept by the engine.
+  LinkClaims& claims() const { return claims_; }
 
  private:
   void build(const ClusterSpec& cluster, double host_speed, int gpus_used,
@@ -71,6 +86,9 @@ class Platform {
   double network_efficiency_;
   double nvlink_latency_;
   double network_latency_;
+  mutable std::unordered_map<long, Route> routes_;
+  mutable std::unordered_map<const simgrid::s4u::Link*, int> link_ids_;
+  mutable LinkClaims claims_;
 };
 
 }  // namespace trident

@@ -162,7 +162,7 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   if (fidelity == Fidelity::kFull) {
     const std::string why = "full fidelity: one actor per GPU, every ring step simulated";
     s.group_actor = s.fused_tp = s.one_rank_flows = s.mirrored_tp = s.one_replica =
-        s.collapsed_steps = off(why);
+        s.collapsed_steps = s.claimed_runs = off(why);
     return s;
   }
   const RankMap ranks(sc.plan, sc.cluster);
@@ -179,6 +179,11 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
       on("identical consecutive ring steps run as one flow per edge with "
          "their bytes and latencies: exact without competing traffic; under "
          "contention one step's bytes spread over the phase");
+  s.claimed_runs =
+      on("pipeline transfers, and passes of compute and TP collectives, whose flows find their "
+         "links free are timed in closed form (a flow alone on its route gets the route's "
+         "bandwidth); a flow or another claim reaching those links before their windows end "
+         "turns what is left back into flows at that instant");
   return s;
 }
 
@@ -186,7 +191,7 @@ std::vector<std::pair<const char*, const Shortcut*>> named_shortcuts(const Short
   return {{"group_actor", &s.group_actor},       {"fused_tp", &s.fused_tp},
           {"one_rank_flows", &s.one_rank_flows}, {"mirrored_tp", &s.mirrored_tp},
           {"one_replica", &s.one_replica},       {"collapsed_steps", &s.collapsed_steps},
-          {"nic_all_to_all", &s.nic_all_to_all}};
+          {"nic_all_to_all", &s.nic_all_to_all}, {"claimed_runs", &s.claimed_runs}};
 }
 
 }  // namespace trident

@@ -1,0 +1,221 @@
+// Claimed runs (shortcuts.h: claimed_runs): pipeline transfers and passes of compute and TP
+// collectives timed in closed form while their links carry nothing else. An actor lists the
+// windows its flows would hold each link, alone, claims them (platform/link_claims.h) and
+// waits once for the whole run; a flow or claim that reaches one of those links before its
+// window ends interrupts the wait, and the actor runs what is left as flows from that instant
+// (run_phases_from), so that everything from then on shares the links as flows do.
+#include <algorithm>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+
+#include "engine/phase_runner.h"
+#include "engine/step_simulation.h"
+
+namespace trident {
+namespace {
+
+// Appends the windows `s` (alone from `start`) holds its links.
+void add_uses(const AloneSchedule& s, double start, std::vector<LinkUse>* uses) {
+  for (const TimedFlow& f : s.flows) {
+    for (int l : *f.links) uses->push_back({l, start + f.start, start + f.end});
+  }
+}
+
+// Waits `seconds` or until the claim is interrupted; returns the instant it was interrupted,
+// or -1 when it ran out. The claim is unregistered either way.
+double wait_claim(const Platform& platform, Claim& claim, const sg4::SemaphorePtr& wake,
+                  double seconds) {
+  const bool ran_out = wake->acquire_timeout(seconds);
+  if (ran_out) {
+    // An interruption at the very instant it ran out: its release is pending; take it.
+    if (claim.interrupted_at >= 0) wake->acquire();
+    platform.claims().release(&claim);
+    return -1;
+  }
+  return claim.interrupted_at;
+}
+
+}  // namespace
+
+const AloneSchedule* StepSimulation::alone(const std::vector<Phase>& phases) {
+  auto it = alone_.find(&phases);
+  if (it == alone_.end()) {
+    auto s = std::make_unique<AloneSchedule>();
+    if (!alone_schedule(*platform_, phases, s.get())) s.reset();
+    it = alone_.emplace(&phases, std::move(s)).first;
+  }
+  return it->second.get();
+}
+
+bool StepSimulation::claimable(const Pass& pass) const {
+  return std::all_of(pass.segments.begin(), pass.segments.end(), [](const Segment& s) {
+    return !s.expert && s.ring.empty() && s.tp_overlap == TpOverlap::kNone;
+  });
+}
+
+void StepSimulation::run_segment(ActorState& a, const Segment& seg, int mb, int chunk,
+                                 double done) {
+  ActorTimeline& tl = *a.tl;
+  compute(seg.compute_s - done);
+  tl.compute_s += seg.compute_s + seg.overlap_s;
+  if (seg.tp_bytes <= 0 || (t_ == 1 && !seg.expert)) {
+    compute(seg.overlap_s);
+    return;
+  }
+  // The overlapped compute (a weight-gradient GEMM) runs while the collective is in flight.
+  const double comm_start = sg4::Engine::get_clock();
+  if (seg.tp_overlap == TpOverlap::kRingExchange || seg.tp_overlap == TpOverlap::kPipeline) {
+    overlapped_segment(a, seg, mb, chunk);
+  } else {
+    sg4::ExecPtr overlap;
+    if (seg.overlap_s > 0) {
+      ++activities_;
+      overlap = sg4::this_actor::exec_async(seg.overlap_s * seg.overlap_stretch * host_speed_);
+    }
+    collective(a, seg.expert ? CollKind::kExpert : CollKind::kTensor, seg.tp_op, seg.tp_bytes, mb,
+               chunk, seg.layer, -1, seg.combine);
+    if (overlap) overlap->wait();
+  }
+  const double exposed = (sg4::Engine::get_clock() - comm_start) - seg.overlap_s;
+  (seg.expert ? tl.ep_exposed_s : tl.tp_exposed_s) += exposed;
+}
+
+void StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb, int chunk) {
+  ActorTimeline& tl = *a.tl;
+  // The steps of a pass are the same each time this actor runs it: built once.
+  std::vector<ClaimStep>& steps = a.claim_steps[&pass];
+  for (size_t n = steps.empty() ? 0 : pass.segments.size(); n < pass.segments.size(); ++n) {
+    const Segment& seg = pass.segments[n];
+    ClaimStep st;
+    st.seg = &seg;
+    st.compute = seg.compute_s;
+    if (seg.tp_bytes <= 0 || t_ == 1) {
+      st.compute += seg.overlap_s;
+    } else {
+      const std::vector<std::vector<int>> groups = {ranks_.tensor_group(a.cp, a.dp, a.pp)};
+      st.phases = &lowered(a, CollKind::kTensor, seg.tp_op, seg.tp_bytes, -1, false, groups);
+      st.alone = alone(*st.phases);
+      st.overlap = seg.overlap_s > 0 ? seg.overlap_s * seg.overlap_stretch : 0;
+    }
+    steps.push_back(st);
+  }
+  // What a claimed (or run) segment adds to the timeline; its collective ran [from, to).
+  const auto account = [&](const ClaimStep& st, double from, double to, double end) {
+    tl.compute_s += st.seg->compute_s + st.seg->overlap_s;
+    if (st.phases == nullptr) return;
+    ++a.tp_seq;  // as join() counts it
+    tl.tp_exposed_s += (end - from) - st.seg->overlap_s;
+    if (Interval* iv = record(a, IntervalKind::kTpComm, from, to, mb, chunk)) {
+      iv->op = st.seg->tp_op;
+      iv->bytes = st.seg->tp_bytes;
+      iv->layer = st.seg->layer;
+      iv->tp = TpTiming::kSimulated;
+    }
+  };
+  size_t i = 0;
+  double done = 0;  // compute of steps[i] already run
+  while (i < steps.size()) {
+    // The longest run of steps from i whose collectives have a closed form.
+    const double now = sg4::Engine::get_clock();
+    size_t end = i;
+    double t = now - done;
+    std::vector<double> comm_at;
+    a.claim.uses.clear();
+    for (; end < steps.size(); ++end) {
+      const ClaimStep& st = steps[end];
+      if (st.phases != nullptr && st.alone == nullptr) break;
+      t += st.compute;
+      comm_at.push_back(t);
+      if (st.phases != nullptr) add_uses(*st.alone, t, &a.claim.uses);
+      t += st.span();
+    }
+    if (end == i) {
+      run_segment(a, *steps[i].seg, mb, chunk, done);
+      ++i;
+      done = 0;
+      continue;
+    }
+    if (a.claim.uses.empty()) {
+      // Compute only (collectives of no flows: closed-form floors): one wait.
+      compute(t - now);
+    } else if (!platform_->claims().try_claim(&a.claim, now)) {
+      run_segment(a, *steps[i].seg, mb, chunk, done);
+      ++i;
+      done = 0;
+      continue;
+    } else {
+      ++activities_;
+      const double at = wait_claim(*platform_, a.claim, a.wake, t - now);
+      if (at >= 0) {
+        // Interrupted: account for the steps it finished, then go on from where it stands.
+        size_t k = i;
+        for (; k < end; ++k) {
+          const double cs = comm_at[k - i];
+          const ClaimStep& st = steps[k];
+          const double ce = cs + st.span();
+          if (at < cs) {
+            done = st.compute - (cs - at);
+            break;
+          }
+          if (at < ce) {
+            // In its collective: what is left of it as flows, beside what is left of the GEMM.
+            const double elapsed = at - cs;
+            sg4::ExecPtr overlap;
+            if (st.overlap > elapsed) {
+              ++activities_;
+              overlap = sg4::this_actor::exec_async((st.overlap - elapsed) * host_speed_);
+            }
+            if (elapsed < st.alone->duration) {
+              run_phases_from(*platform_, *st.phases, *st.alone, elapsed, &activities_);
+            }
+            const double comm_end =
+                elapsed < st.alone->duration ? sg4::Engine::get_clock() : cs + st.alone->duration;
+            if (overlap) overlap->wait();
+            account(st, cs, comm_end, sg4::Engine::get_clock());
+            done = 0;
+            ++k;
+            break;
+          }
+          account(st, cs, cs + (st.phases ? st.alone->duration : 0), ce);
+        }
+        i = k;
+        continue;
+      }
+    }
+    for (size_t k = i; k < end; ++k) {
+      const double cs = comm_at[k - i];
+      const ClaimStep& st = steps[k];
+      account(st, cs, cs + (st.phases ? st.alone->duration : 0), cs + st.span());
+    }
+    i = end;
+    done = 0;
+  }
+}
+
+void StepSimulation::claimed_flows(ActorState& a, int key, const std::vector<Flow>& flows) {
+  if (!claimed_runs_) {
+    run_flows(*platform_, flows, &activities_);
+    return;
+  }
+  auto& [phases, alone] = a.recv_alone[key];
+  if (phases.empty()) {
+    phases.resize(1);
+    phases.front().flows = flows;
+    alone = std::make_unique<AloneSchedule>();
+    if (!alone_schedule(*platform_, phases, alone.get())) alone.reset();
+  }
+  const double now = sg4::Engine::get_clock();
+  if (alone && now + alone->duration == now) return;  // nothing the clock can show
+  a.claim.uses.clear();
+  if (alone) add_uses(*alone, now, &a.claim.uses);
+  if (!alone || !platform_->claims().try_claim(&a.claim, now)) {
+    run_flows(*platform_, flows, &activities_);
+    return;
+  }
+  ++activities_;
+  const double at = wait_claim(*platform_, a.claim, a.wake, alone->duration);
+  if (at >= 0) run_phases_from(*platform_, phases, *alone, at - now, &activities_);
+}
+
+}  // namespace trident
