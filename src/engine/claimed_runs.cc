@@ -81,7 +81,7 @@ void StepSimulation::run_segment(ActorState& a, const Segment& seg, int mb, int 
   (seg.expert ? tl.ep_exposed_s : tl.tp_exposed_s) += exposed;
 }
 
-void StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb, int chunk) {
+double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb, int chunk) {
   ActorTimeline& tl = *a.tl;
   // The steps of a pass are the same each time this actor runs it: built once.
   std::vector<ClaimStep>& steps = a.claim_steps[&pass];
@@ -115,13 +115,23 @@ void StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb, i
   };
   size_t i = 0;
   double done = 0;  // compute of steps[i] already run
+  double pass_start = sg4::Engine::get_clock();
+  // A deferred transfer runs first, in the first claim with the steps.
+  if (a.deferred.pending && a.deferred.alone == nullptr) {
+    settle_deferred(a);
+    pass_start = sg4::Engine::get_clock();
+  }
   while (i < steps.size()) {
     // The longest run of steps from i whose collectives have a closed form.
     const double now = sg4::Engine::get_clock();
+    const bool deferred = a.deferred.pending;
+    const double arrival = deferred ? now + a.deferred.alone->duration : now;
     size_t end = i;
-    double t = now - done;
-    std::vector<double> comm_at;
+    double t = arrival - done;
+    std::vector<double>& comm_at = a.comm_at;
+    comm_at.clear();
     a.claim.uses.clear();
+    if (deferred) add_uses(*a.deferred.alone, now, &a.claim.uses);
     for (; end < steps.size(); ++end) {
       const ClaimStep& st = steps[end];
       if (st.phases != nullptr && st.alone == nullptr) break;
@@ -130,7 +140,14 @@ void StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb, i
       if (st.phases != nullptr) add_uses(*st.alone, t, &a.claim.uses);
       t += st.span();
     }
-    if (end == i) {
+    const bool claimed =
+        end > i && (a.claim.uses.empty() || platform_->claims().try_claim(&a.claim, now));
+    if (!claimed) {
+      if (deferred) {
+        settle_deferred(a);
+        pass_start = sg4::Engine::get_clock();
+        continue;
+      }
       run_segment(a, *steps[i].seg, mb, chunk, done);
       ++i;
       done = 0;
@@ -139,14 +156,20 @@ void StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb, i
     if (a.claim.uses.empty()) {
       // Compute only (collectives of no flows: closed-form floors): one wait.
       compute(t - now);
-    } else if (!platform_->claims().try_claim(&a.claim, now)) {
-      run_segment(a, *steps[i].seg, mb, chunk, done);
-      ++i;
-      done = 0;
-      continue;
     } else {
       ++activities_;
       const double at = wait_claim(*platform_, a.claim, a.wake, t - now);
+      if (deferred && at >= 0 && at < arrival) {
+        // Interrupted in the transfer: the rest of it as flows, then the pass from its start.
+        run_phases_from(*platform_, *a.deferred.phases, *a.deferred.alone, at - now, &activities_);
+        finish_deferred(a, sg4::Engine::get_clock());
+        pass_start = sg4::Engine::get_clock();
+        continue;
+      }
+      if (deferred) {
+        finish_deferred(a, arrival);
+        pass_start = arrival;
+      }
       if (at >= 0) {
         // Interrupted: account for the steps it finished, then go on from where it stands.
         size_t k = i;
@@ -183,6 +206,10 @@ void StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb, i
         continue;
       }
     }
+    if (deferred && a.deferred.pending) {
+      finish_deferred(a, arrival);  // compute only: nothing interrupts it
+      pass_start = arrival;
+    }
     for (size_t k = i; k < end; ++k) {
       const double cs = comm_at[k - i];
       const ClaimStep& st = steps[k];
@@ -191,31 +218,88 @@ void StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb, i
     i = end;
     done = 0;
   }
+  if (a.deferred.pending) {  // a pass of no segments
+    settle_deferred(a);
+    pass_start = sg4::Engine::get_clock();
+  }
+  return pass_start;
 }
 
-void StepSimulation::claimed_flows(ActorState& a, int key, const std::vector<Flow>& flows) {
-  if (!claimed_runs_) {
-    run_flows(*platform_, flows, &activities_);
-    return;
-  }
-  auto& [phases, alone] = a.recv_alone[key];
+std::pair<const std::vector<Phase>*, const AloneSchedule*> StepSimulation::transfer(ActorState& a,
+                                                                                    int from) {
+  auto& [phases, alone] = a.recv_alone[from];
   if (phases.empty()) {
     phases.resize(1);
-    phases.front().flows = flows;
+    for (int r : tensor_ranks(a)) {
+      phases.front().flows.push_back({ranks_.gpu(r, a.cp, a.dp, from),
+                                      ranks_.gpu(r, a.cp, a.dp, a.pp), w_.stages[a.pp].p2p_bytes});
+    }
     alone = std::make_unique<AloneSchedule>();
     if (!alone_schedule(*platform_, phases, alone.get())) alone.reset();
   }
+  return {&phases, alone.get()};
+}
+
+void StepSimulation::claimed_phases(ActorState& a, const std::vector<Phase>& phases,
+                                    const AloneSchedule* alone) {
   const double now = sg4::Engine::get_clock();
-  if (alone && now + alone->duration == now) return;  // nothing the clock can show
+  if (claimed_runs_ && alone != nullptr && now + alone->duration == now) return;  // too short
   a.claim.uses.clear();
-  if (alone) add_uses(*alone, now, &a.claim.uses);
-  if (!alone || !platform_->claims().try_claim(&a.claim, now)) {
-    run_flows(*platform_, flows, &activities_);
+  if (claimed_runs_ && alone != nullptr) add_uses(*alone, now, &a.claim.uses);
+  if (!claimed_runs_ || alone == nullptr || !platform_->claims().try_claim(&a.claim, now)) {
+    run_phases(*platform_, phases, &activities_);
     return;
   }
   ++activities_;
   const double at = wait_claim(*platform_, a.claim, a.wake, alone->duration);
   if (at >= 0) run_phases_from(*platform_, phases, *alone, at - now, &activities_);
+}
+
+void StepSimulation::finish_deferred(ActorState& a, double end) {
+  ActorState::Deferred& d = a.deferred;
+  d.pending = false;
+  a.tl->pp_exposed_s += end - d.start;
+  if (Interval* iv = record(a, IntervalKind::kPpComm, d.start, end, d.mb, d.chunk)) {
+    iv->bytes = w_.stages[a.pp].p2p_bytes;
+  }
+}
+
+void StepSimulation::settle_deferred(ActorState& a) {
+  claimed_phases(a, *a.deferred.phases, a.deferred.alone);
+  finish_deferred(a, sg4::Engine::get_clock());
+}
+
+double StepSimulation::deferred_then_compute(ActorState& a, double seconds) {
+  const ActorState::Deferred& d = a.deferred;
+  const double now = sg4::Engine::get_clock();
+  if (d.alone == nullptr) {
+    settle_deferred(a);
+    const double start = sg4::Engine::get_clock();
+    compute(seconds);
+    return start;
+  }
+  a.claim.uses.clear();
+  add_uses(*d.alone, now, &a.claim.uses);
+  if (!platform_->claims().try_claim(&a.claim, now)) {
+    settle_deferred(a);
+    const double start = sg4::Engine::get_clock();
+    compute(seconds);
+    return start;
+  }
+  const double arrival = now + d.alone->duration;
+  ++activities_;
+  const double at = wait_claim(*platform_, a.claim, a.wake, arrival + seconds - now);
+  if (at >= 0 && at < arrival) {
+    // Interrupted in the transfer: the rest of it as flows, then the compute.
+    run_phases_from(*platform_, *d.phases, *d.alone, at - now, &activities_);
+    finish_deferred(a, sg4::Engine::get_clock());
+    const double start = sg4::Engine::get_clock();
+    compute(seconds);
+    return start;
+  }
+  finish_deferred(a, arrival);
+  if (at >= 0) compute(arrival + seconds - at);  // only compute was left: no link is used
+  return arrival;
 }
 
 }  // namespace trident

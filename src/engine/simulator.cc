@@ -18,8 +18,16 @@ namespace trident {
 
 void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& fused,
                               IntervalKind kind, int mb, int chunk, bool fill_buckets) {
-  const double start = sg4::Engine::get_clock();
   ActorTimeline& tl = *a.tl;
+  {
+    // A deferred transfer waits with this pass only where the pass runs as one claim.
+    const bool fwd = kind == IntervalKind::kForward;
+    const bool gathers = sharded_params_ || (fwd && mb == 0 && !a.step_gathers.empty());
+    const bool together = !gathers && !fill_buckets && !(!fwd && fills_expert_buckets(mb)) &&
+                          pass.ring_steps == 0 && (fuse_tp_ || claimable(pass));
+    if (a.deferred.pending && !together) settle_deferred(a);
+  }
+  double start = sg4::Engine::get_clock();
   // Parameter gathers this pass waits for: this step's buckets (the first forward of each
   // chunk), or its own per-layer gathers (sharded weights).
   const std::vector<int>* waits = nullptr;
@@ -40,7 +48,11 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
   const bool ring = pass.ring_steps > 0;
   const bool fill_experts = !forward && fills_expert_buckets(mb);
   if (fuse_tp_ && !fill_buckets && !fill_experts && waits == nullptr && !ring) {
-    compute(fused.duration);
+    if (a.deferred.pending) {
+      start = deferred_then_compute(a, fused.duration);
+    } else {
+      compute(fused.duration);
+    }
     tl.compute_s += pass.compute_s;
     tl.tp_exposed_s += fused.tp_exposed;
     const TpTiming tp = record_fused(a, pass, fused, start, mb, chunk);
@@ -49,7 +61,7 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
   }
   if (claimed_runs_ && !fuse_tp_ && !fill_buckets && !fill_experts && waits == nullptr && !ring &&
       claimable(pass)) {
-    run_claimed_pass(a, pass, mb, chunk);
+    start = run_claimed_pass(a, pass, mb, chunk);
     TpTiming tp = t_ > 1 && pass.collectives > 0 ? TpTiming::kSimulated : TpTiming::kNone;
     if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
     return;
@@ -119,23 +131,16 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
 }
 
 void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb,
-                          int chunk) {
+                          int chunk, bool defer) {
   const double start = sg4::Engine::get_clock();
   ready->acquire();  // the neighbour has produced this micro-batch
   const double now = sg4::Engine::get_clock();
   a.tl->pp_wait_s += now - start;
   if (now > start) record(a, IntervalKind::kPpWait, start, mb, chunk);
   // The transfer starts once both sides are ready (rendezvous), one flow per tensor rank.
-  std::vector<Flow> flows;
-  for (int r : tensor_ranks(a)) {
-    flows.push_back({ranks_.gpu(r, a.cp, a.dp, from.stage), ranks_.gpu(r, a.cp, a.dp, a.pp),
-                     w_.stages[a.pp].p2p_bytes});
-  }
-  claimed_flows(a, from.stage, flows);
-  a.tl->pp_exposed_s += sg4::Engine::get_clock() - now;
-  if (Interval* iv = record(a, IntervalKind::kPpComm, now, mb, chunk)) {
-    iv->bytes = w_.stages[a.pp].p2p_bytes;
-  }
+  const auto [phases, alone] = transfer(a, from.stage);
+  a.deferred = {true, phases, alone, now, mb, chunk};
+  if (!defer || !claimed_runs_) settle_deferred(a);
 }
 
 void StepSimulation::actor_main(ActorState& a) {
@@ -144,16 +149,23 @@ void StepSimulation::actor_main(ActorState& a) {
   // overlap_param_gather: the steady state, where the previous step's optimizer launched this
   // step's gathers, bucket by bucket in forward order, behind the forward.
   if (!step_gathers_.empty()) a.step_gathers = launch_gathers(a, step_gathers_[a.pp]);
-  for (const Instr& in : programs_[a.pp].instrs) {
+  const std::vector<Instr>& instrs = programs_[a.pp].instrs;
+  for (size_t k = 0; k < instrs.size(); ++k) {
+    const Instr& in = instrs[k];
     const int c = in.chunk;
+    // Whether the next instruction is the pass that consumes what `in` receives.
+    const auto consumed_next = [&](InstrKind pass) {
+      return k + 1 < instrs.size() && instrs[k + 1].kind == pass &&
+             instrs[k + 1].microbatch == in.microbatch && instrs[k + 1].chunk == c;
+    };
     switch (in.kind) {
       case InstrKind::kRecvActivation:
         recv(a, previous_virtual_stage(a.pp, c, p_), act_ready_[channel(a, a.pp, c)], in.microbatch,
-             c);
+             c, consumed_next(InstrKind::kForward));
         break;
       case InstrKind::kRecvGradient:
-        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a, a.pp, c)], in.microbatch,
-             c);
+        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a, a.pp, c)], in.microbatch, c,
+             consumed_next(InstrKind::kBackward));
         break;
       case InstrKind::kSendActivation: {
         const StageChunk to = next_virtual_stage(a.pp, c, p_);

@@ -83,6 +83,17 @@ struct ActorState {
   Claim claim;
   sg4::SemaphorePtr wake;
   std::map<const Pass*, std::vector<ClaimStep>> claim_steps;  // by pass, built on first use
+  std::vector<double>
+      comm_at;  // run_claimed_pass's scratch: when each claimed step's collective starts
+  // A pipeline transfer whose flows wait with the pass that follows it, in one claim: it
+  // arrived (both sides ready) at `start`; its flows, alone, are `transfer` (recv_alone).
+  struct Deferred {
+    bool pending = false;
+    const std::vector<Phase>* phases = nullptr;
+    const AloneSchedule* alone = nullptr;
+    double start = 0;
+    int mb = 0, chunk = 0;
+  } deferred;
   // Pipeline transfers: the alone schedule of the flows from each sending stage.
   std::map<int, std::pair<std::vector<Phase>, std::unique_ptr<AloneSchedule>>> recv_alone;
 };
@@ -154,7 +165,17 @@ class StepSimulation {
   // them; returns how the pass's TP collectives were run and recorded.
   TpTiming record_fused(ActorState& a, const Pass& pass, const FusedPass& fused, double start,
                         int mb, int chunk);
-  void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk);
+  // `defer`: the pass that consumes the transfer comes next; with claimed runs the transfer's
+  // flows may then wait with it (ActorState::deferred).
+  void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk,
+            bool defer);
+  // Runs a deferred transfer on its own (as a claim or flows) and records it.
+  void settle_deferred(ActorState& a);
+  // Records the deferred transfer as having run [its start, end) and clears it.
+  void finish_deferred(ActorState& a, double end);
+  // Runs the deferred transfer and then `seconds` of compute, as one claim when its links are
+  // free; returns when the compute started.
+  double deferred_then_compute(ActorState& a, double seconds);
   // Runs segment `seg` of a pass with its collective as flows, `done` seconds of its compute
   // already run.
   void run_segment(ActorState& a, const Segment& seg, int mb, int chunk, double done);
@@ -163,10 +184,14 @@ class StepSimulation {
   // Runs the segments of `pass` (claimable) as claims (engine/claimed_runs.cc): as many as
   // find their links free in one closed-form wait, the others, and what an interruption leaves,
   // as run_segment does.
-  void run_claimed_pass(ActorState& a, const Pass& pass, int mb, int chunk);
-  // Runs `flows` (side by side) as a claim when their links are free, else as flows. `key`
-  // names them among the actor's transfers: the same key, the same flows.
-  void claimed_flows(ActorState& a, int key, const std::vector<Flow>& flows);
+  // Returns when the pass started (after a deferred transfer, which it runs first).
+  double run_claimed_pass(ActorState& a, const Pass& pass, int mb, int chunk);
+  // Returns the phases and alone schedule (null: not timable alone) of a pipeline transfer from
+  // stage `from` to this actor, one flow per tensor rank it simulates (cached).
+  std::pair<const std::vector<Phase>*, const AloneSchedule*> transfer(ActorState& a, int from);
+  // Runs `phases` (alone: their schedule, or null) as a claim when their links are free, else
+  // as flows.
+  void claimed_phases(ActorState& a, const std::vector<Phase>& phases, const AloneSchedule* alone);
   // Returns the phases of a collective as this actor lowers it (cached for the step).
   const std::vector<Phase>& lowered(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
                                     int step, bool combine,

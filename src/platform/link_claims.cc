@@ -11,14 +11,11 @@ bool open_on(const Claim& c, int link, double now) {
                      [&](const LinkUse& u) { return u.link == link && u.end > now; });
 }
 
-// True when a window of `a` and one of `b` overlap on the same link.
-bool overlap(const Claim& a, const Claim& b) {
-  for (const LinkUse& x : a.uses) {
-    for (const LinkUse& y : b.uses) {
-      if (x.link == y.link && x.start < y.end && y.start < x.end) return true;
-    }
-  }
-  return false;
+// True when a window of `c` on u.link overlaps `u`.
+bool overlaps(const Claim& c, const LinkUse& u) {
+  return std::any_of(c.uses.begin(), c.uses.end(), [&](const LinkUse& y) {
+    return y.link == u.link && u.start < y.end && y.start < u.end;
+  });
 }
 
 }  // namespace
@@ -44,7 +41,7 @@ bool LinkClaims::try_claim(Claim* c, double now) {
     if (u.end <= now) continue;
     if (in_flight_[u.link] > 0) return false;
     for (const Claim* other : claims_[u.link]) {
-      if (other != c && overlap(*c, *other)) return false;
+      if (other != c && overlaps(*other, u)) return false;
     }
   }
   for (const LinkUse& u : c->uses) {
