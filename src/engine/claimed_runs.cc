@@ -22,20 +22,6 @@ void add_uses(const AloneSchedule& s, double start, std::vector<LinkUse>* uses) 
   }
 }
 
-// Waits `seconds` or until the claim is interrupted; returns the instant it was interrupted,
-// or -1 when it ran out. The claim is unregistered either way.
-double wait_claim(const Platform& platform, Claim& claim, const sg4::SemaphorePtr& wake,
-                  double seconds) {
-  const bool ran_out = wake->acquire_timeout(seconds);
-  if (ran_out) {
-    // An interruption at the very instant it ran out: its release is pending; take it.
-    if (claim.interrupted_at >= 0) wake->acquire();
-    platform.claims().release(&claim);
-    return -1;
-  }
-  return claim.interrupted_at;
-}
-
 }  // namespace
 
 const AloneSchedule* StepSimulation::alone(const std::vector<Phase>& phases) {
@@ -158,7 +144,7 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
       compute(t - now);
     } else {
       ++activities_;
-      const double at = wait_claim(*platform_, a.claim, a.wake, t - now);
+      const double at = wait_claim(*platform_, &a.claim, a.wake, t - now);
       if (deferred && at >= 0 && at < arrival) {
         // Interrupted in the transfer: the rest of it as flows, then the pass from its start.
         run_phases_from(*platform_, *a.deferred.phases, *a.deferred.alone, at - now, &activities_);
@@ -244,15 +230,10 @@ void StepSimulation::claimed_phases(ActorState& a, const std::vector<Phase>& pha
                                     const AloneSchedule* alone) {
   const double now = sg4::Engine::get_clock();
   if (claimed_runs_ && alone != nullptr && now + alone->duration == now) return;  // too short
-  a.claim.uses.clear();
-  if (claimed_runs_ && alone != nullptr) add_uses(*alone, now, &a.claim.uses);
-  if (!claimed_runs_ || alone == nullptr || !platform_->claims().try_claim(&a.claim, now)) {
+  if (!claimed_runs_ || alone == nullptr ||
+      !run_claimed(*platform_, phases, *alone, &a.claim, a.wake, &activities_)) {
     run_phases(*platform_, phases, &activities_);
-    return;
   }
-  ++activities_;
-  const double at = wait_claim(*platform_, a.claim, a.wake, alone->duration);
-  if (at >= 0) run_phases_from(*platform_, phases, *alone, at - now, &activities_);
 }
 
 void StepSimulation::finish_deferred(ActorState& a, double end) {
@@ -288,7 +269,7 @@ double StepSimulation::deferred_then_compute(ActorState& a, double seconds) {
   }
   const double arrival = now + d.alone->duration;
   ++activities_;
-  const double at = wait_claim(*platform_, a.claim, a.wake, arrival + seconds - now);
+  const double at = wait_claim(*platform_, &a.claim, a.wake, arrival + seconds - now);
   if (at >= 0 && at < arrival) {
     // Interrupted in the transfer: the rest of it as flows, then the compute.
     run_phases_from(*platform_, *d.phases, *d.alone, at - now, &activities_);

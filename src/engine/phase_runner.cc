@@ -5,6 +5,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 
 namespace sg4 = simgrid::s4u;
 
@@ -214,6 +215,33 @@ void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
   }
   // Past every flow: only waits are left.
   sleep_for(s.duration - elapsed, activities);
+}
+
+double wait_claim(const Platform& platform, Claim* claim, const sg4::SemaphorePtr& wake,
+                  double seconds) {
+  const bool ran_out = wake->acquire_timeout(seconds);
+  if (ran_out) {
+    // An interruption at the very instant it ran out: its release is pending; take it.
+    if (claim->interrupted_at >= 0) wake->acquire();
+    platform.claims().release(claim);
+    return -1;
+  }
+  return claim->interrupted_at;
+}
+
+bool run_claimed(const Platform& platform, const std::vector<Phase>& phases,
+                 const AloneSchedule& alone, Claim* claim, const sg4::SemaphorePtr& wake,
+                 std::uint64_t* activities) {
+  const double now = sg4::Engine::get_clock();
+  claim->uses.clear();
+  for (const TimedFlow& f : alone.flows) {
+    for (int l : *f.links) claim->uses.push_back({l, now + f.start, now + f.end});
+  }
+  if (!platform.claims().try_claim(claim, now)) return false;
+  if (activities) *activities += 1;
+  const double at = wait_claim(platform, claim, wake, alone.duration);
+  if (at >= 0) run_phases_from(platform, phases, alone, at - now, activities);
+  return true;
 }
 
 }  // namespace trident

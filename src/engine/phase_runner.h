@@ -2,6 +2,8 @@
 #ifndef TRIDENT_ENGINE_PHASE_RUNNER_H_
 #define TRIDENT_ENGINE_PHASE_RUNNER_H_
 
+#include <simgrid/forward.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -62,6 +64,19 @@ bool alone_schedule(const Platform& platform, const std::vector<Phase>& phases, 
 // when it would have, alone; the rest as run_phases. Requires a running SimGrid actor.
 void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
                      const AloneSchedule& schedule, double elapsed, std::uint64_t* activities);
+
+// Runs `phases` (alone: their alone_schedule) as a claim from now when their links are free
+// (LinkClaims::try_claim with the schedule's windows): one wait, and once interrupted what is
+// left as flows (run_phases_from). Returns false, having run nothing, when the links are not
+// free. Requires claim->wake to release `wake`, and a running SimGrid actor.
+bool run_claimed(const Platform& platform, const std::vector<Phase>& phases,
+                 const AloneSchedule& alone, Claim* claim, const simgrid::s4u::SemaphorePtr& wake,
+                 std::uint64_t* activities);
+
+// Waits `seconds` or until `claim` (registered) is interrupted; returns the instant it was
+// interrupted, or -1 when it ran out. Unregisters the claim either way.
+double wait_claim(const Platform& platform, Claim* claim, const simgrid::s4u::SemaphorePtr& wake,
+                  double seconds);
 
 }  // namespace trident
 

@@ -5,6 +5,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 
 #include "engine/all_to_all.h"
 #include "engine/phase_runner.h"
@@ -72,6 +73,30 @@ std::vector<double> probe_phase_series(const ClusterSpec& cluster, int gpus,
       run_phases(platform, phases, nullptr);
       out.push_back(sg4::Engine::get_clock() - start);
     }
+  });
+  return out;
+}
+
+ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<Phase>& first,
+                       const std::vector<Phase>& second, double delay, bool claimed) {
+  ClaimProbe out;
+  run_probe(cluster, gpus, [&](const Platform& platform) {
+    AloneSchedule alone;
+    const bool timable = alone_schedule(platform, first, &alone);
+    out.alone_s = timable ? alone.duration : -1;
+    sg4::Actor::create("second", platform.host(0), [&]() {
+      sg4::this_actor::sleep_for(delay);
+      run_phases(platform, second, nullptr);
+      out.second_end = sg4::Engine::get_clock();
+    });
+    Claim claim;
+    const sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+    claim.wake = [wake]() { wake->release(); };
+    if (!claimed || !timable || !run_claimed(platform, first, alone, &claim, wake, nullptr)) {
+      run_phases(platform, first, nullptr);
+    }
+    out.first_end = sg4::Engine::get_clock();
+    out.interruptions = platform.claims().interruptions();
   });
   return out;
 }

@@ -26,6 +26,20 @@ double probe_collective_time(const ClusterSpec& cluster, CollectiveOp op,
 std::vector<double> probe_phase_series(const ClusterSpec& cluster, int gpus,
                                        const std::vector<std::vector<Phase>>& series);
 
+// When two runs of phases that share links end (claimed_runs, platform/link_claims.h).
+struct ClaimProbe {
+  double first_end = 0;   // the claimed (or plain) run of `first`, from time 0
+  double second_end = 0;  // `second`, started `delay` seconds in, as plain flows
+  double alone_s = 0;     // alone_schedule's duration of `first` (-1: its flows share links)
+  long interruptions = 0;
+};
+
+// Runs `first` from time 0 (as a claim when `claimed`, the way the engine's claimed runs do:
+// one wait, and what is left as flows once interrupted; else with run_phases) and, from
+// `delay` on, `second` with run_phases, each from its own actor, on GPUs [0, gpus).
+ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<Phase>& first,
+                       const std::vector<Phase>& second, double delay, bool claimed);
+
 }  // namespace trident
 
 #endif  // TRIDENT_ENGINE_PROBES_H_

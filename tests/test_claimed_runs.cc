@@ -1,0 +1,153 @@
+// Claimed runs (engine/claimed_runs, phase_runner's run_claimed and run_phases_from): a run of
+// flows alone on its links takes its closed form, and one interrupted by a flow that reaches
+// its links goes on as flows, both ending when plain SimGrid flows end; the slow GPT-3
+// families this shortcut is for agree with full fidelity. Every simulation runs in a child
+// process.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "core/isolated_run.h"
+#include "engine/probes.h"
+#include "schedule/shortcuts.h"
+#include "sim_report.h"
+#include "test_support.h"
+
+using namespace trident;
+using namespace trident::testing;
+
+namespace {
+
+ClaimProbe claim_probe(const ClusterSpec& c, const std::vector<Phase>& first,
+                       const std::vector<Phase>& second, double delay, bool claimed) {
+  const std::string text = run_isolated([&]() {
+    const ClaimProbe p = probe_claim(c, 24, first, second, delay, claimed);
+    std::ostringstream out;
+    out.precision(17);
+    out << p.first_end << " " << p.second_end << " " << p.alone_s << " " << p.interruptions;
+    return out.str();
+  });
+  std::istringstream in(text);
+  ClaimProbe p;
+  in >> p.first_end >> p.second_end >> p.alone_s >> p.interruptions;
+  return p;
+}
+
+std::vector<Phase> one_flow(int src, int dst, double bytes) {
+  std::vector<Phase> phases(1);
+  phases[0].flows.push_back({src, dst, bytes});
+  return phases;
+}
+
+}  // namespace
+
+TEST_CASE("claimed runs: alone, a claim takes exactly what its flows take", "[claims]") {
+  const ClusterSpec c = a100_cluster(3);
+  LoweringOptions opt;
+  opt.cluster = &c;
+  const auto island_of = [](int gpu) { return gpu / 8; };
+  std::vector<int> sixteen;
+  for (int g = 0; g < 16; ++g) sixteen.push_back(g);
+  struct Case {
+    const char* name;
+    std::vector<Phase> phases;
+  };
+  const Case cases[] = {
+      {"one flow between nodes", one_flow(0, 8, 1e9)},
+      {"one flow over NVLink", one_flow(0, 3, 1e9)},
+      {"a flow out through its NIC and back", one_flow(5, 5, 3e8)},
+      {"all-gather over two nodes",
+       lower_collective(CollectiveOp::kAllGather, {sixteen}, 5e7, island_of, opt)},
+      {"reduce-scatter in a node",
+       lower_collective(CollectiveOp::kReduceScatter, {{0, 1, 2, 3, 4, 5, 6, 7}}, 5e7, island_of,
+                        opt)},
+  };
+  for (const Case& k : cases) {
+    INFO(k.name);
+    const ClaimProbe plain = claim_probe(c, k.phases, {}, 0, false);
+    const ClaimProbe claimed = claim_probe(c, k.phases, {}, 0, true);
+    REQUIRE(plain.alone_s > 0);
+    CHECK(plain.first_end == Approx(plain.alone_s).epsilon(1e-9));
+    CHECK(claimed.first_end == Approx(plain.first_end).epsilon(1e-9));
+    CHECK(claimed.interruptions == 0);
+  }
+  // Flows of one phase that share a link have no alone schedule: they run as flows.
+  std::vector<Phase> shared = one_flow(0, 8, 1e9);
+  shared[0].flows.push_back({0, 16, 1e9});
+  const ClaimProbe plain = claim_probe(c, shared, {}, 0, false);
+  const ClaimProbe claimed = claim_probe(c, shared, {}, 0, true);
+  CHECK(plain.alone_s == -1);
+  CHECK(claimed.first_end == plain.first_end);
+}
+
+TEST_CASE("claimed runs: an interrupted claim ends when its flows would have", "[claims]") {
+  const ClusterSpec c = a100_cluster(3);
+  // 1 GB from GPU 0 to node 1 (40 ms at 25 GB/s); 0.5 GB from GPU 0 to node 2 shares its NIC.
+  const std::vector<Phase> first = one_flow(0, 8, 1e9);
+  const std::vector<Phase> shares = one_flow(0, 16, 5e8);
+  const std::vector<Phase> apart = one_flow(1, 9, 5e8);
+  struct Case {
+    const char* name;
+    const std::vector<Phase>* second;
+    double delay;
+    long interruptions;  // -1: either (which actor starts first at one instant)
+  };
+  const Case cases[] = {
+      {"at the same instant", &shares, 0, -1},
+      {"during the first flow's latency", &shares, 2e-6, 1},
+      {"during its bytes", &shares, 0.013, 1},
+      {"a moment before it ends", &shares, 0.039, 1},
+      {"after it ended", &shares, 0.05, 0},
+      {"on links of its own", &apart, 0.01, 0},
+  };
+  for (const Case& k : cases) {
+    INFO(k.name);
+    const ClaimProbe plain = claim_probe(c, first, *k.second, k.delay, false);
+    const ClaimProbe claimed = claim_probe(c, first, *k.second, k.delay, true);
+    CHECK(claimed.first_end == Approx(plain.first_end).epsilon(1e-9));
+    CHECK(claimed.second_end == Approx(plain.second_end).epsilon(1e-9));
+    if (k.interruptions >= 0) CHECK(claimed.interruptions == k.interruptions);
+  }
+  // The sharing is real: a shared NIC slows both flows down.
+  const ClaimProbe alone = claim_probe(c, first, apart, 0, false);
+  const ClaimProbe shared = claim_probe(c, first, shares, 0, false);
+  CHECK(shared.first_end > 1.2 * alone.first_end);
+}
+
+TEST_CASE("claimed runs: fast fidelity takes them, and agrees with full on the GPT-3 families",
+          "[claims][fidelity]") {
+  CHECK(decide_shortcuts(scenario(a100_cluster(2), gpt_model(4, 1024, 16, 512, 32000),
+                                  plan(8, 2, 1, 1, 4, ScheduleKind::k1F1B)),
+                         Fidelity::kFast)
+            .claimed_runs.taken);
+  struct Case {
+    const char* name;
+    int t, p, d;
+    bool neighbours_in_node;
+  };
+  // Interleaved, sequence-parallel steps whose TP collectives meet pipeline transfers: t = 16
+  // across two nodes (mirrored TP through the NICs the transfers use) and pipeline neighbours
+  // in one node (NVLink shared with the TP rings).
+  const Case cases[] = {
+      {"t = 16 over two nodes", 16, 2, 2, false},
+      {"pipeline neighbours in one node", 4, 4, 2, true},
+  };
+  for (const Case& k : cases) {
+    INFO(k.name);
+    Scenario sc = scenario(a100_cluster(4), gpt_model(8, 2048, 16, 1024, 32000),
+                           plan(k.t, k.p, k.d, 1, 8, ScheduleKind::kInterleaved1F1B));
+    sc.plan.virtual_stages = 2;
+    sc.plan.sequence_parallel = true;
+    sc.plan.distributed_optimizer = true;
+    sc.plan.overlap_grad_reduce = true;
+    sc.plan.grad_bucket_size = 20000000;
+    if (k.neighbours_in_node) {
+      sc.plan.placement = {ParallelDim::kTensor, ParallelDim::kPipeline, ParallelDim::kData};
+    }
+    const Report fast = simulate_report(sc, Fidelity::kFast);
+    const Report full = simulate_report(sc, Fidelity::kFull);
+    CHECK(fast.step_time_s == Approx(full.step_time_s).epsilon(0.01));
+    CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
+    CHECK(fast.pp_comm_exposed_s == Approx(full.pp_comm_exposed_s).epsilon(0.01).margin(2e-6));
+    CHECK(fast.dp_comm_exposed_s == Approx(full.dp_comm_exposed_s).epsilon(0.01).margin(1e-5));
+  }
+}
