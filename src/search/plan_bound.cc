@@ -8,6 +8,7 @@
 #include "schedule/expert_ranks.h"
 #include "schedule/rank_map.h"
 #include "workload/collective_time.h"
+#include "workload/moe_ops.h"
 #include "workload/tp_overlap.h"
 
 namespace trident {
@@ -77,10 +78,72 @@ double fused_duration(const Pass& pass, int t, const ClusterSpec& cluster, Bound
   return duration;
 }
 
+// The least time a MoE all-to-all of B bytes per GPU over one expert-parallel group takes:
+// `per_byte` x B. Each member i sends row i of imbalanced_all_to_all_bytes (B/n x `hot` to
+// member 0, B/n x `cold` to each other; the combine is the transpose) and whatever it sends
+// to or receives from another island crosses its NIC: the busiest NIC direction sets the
+// floor. 0 with every member in one island.
+struct ExpertFloor {
+  double per_byte = 0;  // alltoall dispatcher
+  int ep = 1;           // allgather dispatcher: its all-gathers and reduce-scatters over the
+  GroupLayout layout;   // EP group, floored as any collective spanning islands
+};
+
+ExpertFloor expert_floor(const std::vector<int>& islands, double load, const ClusterSpec& c) {
+  ExpertFloor f;
+  const int n = static_cast<int>(islands.size());
+  if (n < 2) return f;
+  const double hot = std::min(std::max(load, 0.0), double(n));
+  const double cold = (n - hot) / (n - 1);
+  double busiest = 0;  // in units of B / n
+  for (int i = 0; i < n; ++i) {
+    double out = 0;
+    int senders = 0;
+    for (int j = 0; j < n; ++j) {
+      if (islands[j] == islands[i]) continue;
+      out += j == 0 ? hot : cold;
+      ++senders;
+    }
+    const double in = senders * (i == 0 ? hot : cold);
+    busiest = std::max(busiest, std::max(out, in));
+  }
+  f.per_byte = busiest / n / (c.network.nic_bandwidth * c.network.protocol_efficiency);
+  return f;
+}
+
 // The shortest time the engine can give a pass: its compute, and its TP collectives. Inside
 // an island, their closed form (fused_tp runs exactly this; flows that share links take
 // longer); across islands, the floor above, beside the compute that overlaps them.
-double pass_floor(const Pass& pass, const Scenario& sc, const TpLayout& layout, BoundMemo* memo) {
+// What a MoE all-to-all's floor (ef, when given) adds to pass_floor_tp's, which counts the
+// expert segments as its TP collectives' closed forms (`comm` below) beside their overlap.
+double pass_floor_tp(const Pass& pass, const Scenario& sc, const TpLayout& layout, BoundMemo* memo);
+
+double pass_floor(const Pass& pass, const Scenario& sc, const TpLayout& layout, BoundMemo* memo,
+                  const ExpertFloor* ef) {
+  double total = pass_floor_tp(pass, sc, layout, memo);
+  if (ef == nullptr || (ef->per_byte <= 0 && ef->layout.islands < 2)) return total;
+  const int t = sc.plan.tensor;
+  for (const Segment& seg : pass.segments) {
+    if (!seg.expert || seg.tp_bytes <= 0) continue;
+    const double floor =
+        seg.tp_op == CollectiveOp::kAllToAll
+            ? ef->per_byte * seg.tp_bytes
+            : spanning_collective_floor(seg.tp_op, seg.tp_bytes, ef->ep, sc, ef->layout);
+    double comm = 0;
+    if (t > 1) {
+      comm = layout.islands == 1
+                 ? (memo ? memo->island_time(seg.tp_op, t, seg.tp_bytes, sc.cluster)
+                         : island_collective_time(seg.tp_op, t, seg.tp_bytes, sc.cluster))
+                 : spanning_collective_floor(seg.tp_op, seg.tp_bytes, t, sc, layout);
+    }
+    const double before = std::max(seg.overlap_s, comm);
+    total += std::max(before, floor) - before;
+  }
+  return total;
+}
+
+double pass_floor_tp(const Pass& pass, const Scenario& sc, const TpLayout& layout,
+                     BoundMemo* memo) {
   if (sc.plan.tensor == 1) return pass.compute_s;
   if (layout.islands == 1) {
     return memo ? fused_duration(pass, sc.plan.tensor, sc.cluster, memo)
@@ -198,6 +261,15 @@ const PlanLayouts& BoundMemo::layouts(const PlanSpec& plan, const ClusterSpec& c
     const ExpertRanks experts(ranks, plan);
     for (int s = 0; s < plan.pipeline; ++s) {
       out.expert_data.push_back(group_layout(cluster, ranks, experts.expert_data_group(0, s)));
+      std::vector<int> islands;
+      if (plan.expert_parallel > 1) {
+        const std::vector<int> group = experts.expert_group(0, s);
+        for (int gpu : group) islands.push_back(ranks.island_of(gpu));
+        out.expert.push_back(group_layout(cluster, ranks, group));
+      } else {
+        out.expert.emplace_back();
+      }
+      out.expert_islands.push_back(std::move(islands));
     }
   }
   return layouts_.emplace(key, std::move(out)).first->second;
@@ -216,15 +288,25 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
     const StageWork& st = w.stages[s];
     const TpLayout& dp_layout = layouts.data[s];
     const TpLayout* expert_layout = layouts.expert_data.empty() ? nullptr : &layouts.expert_data[s];
+    // The dispatchers' floors (flex moves other bytes: it counts 0 there).
+    ExpertFloor ef;
+    if (sc.model.moe() && !layouts.expert_islands.empty() && !layouts.expert_islands[s].empty()) {
+      if (plan.moe_dispatcher == MoeDispatcher::kAllToAll) {
+        ef = expert_floor(layouts.expert_islands[s], moe_expert_load(sc.model, plan), sc.cluster);
+      } else if (plan.moe_dispatcher == MoeDispatcher::kAllGather) {
+        ef.ep = plan.expert_parallel;
+        ef.layout = layouts.expert[s];
+      }
+    }
     double per_microbatch = 0;
     for (size_t c = 0; c < st.chunks.size(); ++c) {
       const Pass& forward = st.chunks[c].forward;
       const Pass& backward = st.chunks[c].backward;
       const double fwd =
-          pass_floor(forward, sc, layout, memo) +
+          pass_floor(forward, sc, layout, memo, &ef) +
           first_gather_floor(forward, st, sc, one_per_island, dp_layout, expert_layout);
       const double bwd =
-          pass_floor(backward, sc, layout, memo) +
+          pass_floor(backward, sc, layout, memo, &ef) +
           first_gather_floor(backward, st, sc, one_per_island, dp_layout, expert_layout);
       if (c == 0) {
         first_fwd[s] = fwd;

@@ -37,7 +37,12 @@ struct StepBound {
 // all-gather (none under overlap_param_gather, whose gathers hide behind the next forward, and
 // with sharded weights, whose per-layer gathers count 0). With tp_comm_overlap the passes'
 // closed form is the overlapped one (workload/tp_overlap.h), as the engine runs it. The p2p
-// transfers and every wait count 0.
+// transfers and every wait count 0. A MoE dispatch or combine (alltoall dispatcher) takes at
+// least what the busiest member of local rank 0's expert-parallel group sends or receives
+// across islands, over its NIC at the network's protocol efficiency (imbalanced_all_to_all_bytes
+// puts the hot experts on EP rank 0, as the engine does); the allgather dispatcher's
+// all-gather and reduce-scatter over an EP group spanning islands take the spanning floor
+// above.
 //
 // `memo`, when given, keeps what the bounds of one search compute again and again (the
 // in-island closed forms of TP collectives, the groups' layouts over islands); it changes
@@ -63,6 +68,10 @@ struct PlanLayouts {
   // Per pipeline stage: the expert-data-parallel group of local rank 0 (schedule/
   // expert_ranks.h); empty when EP x ETP does not divide the stage's GPUs.
   std::vector<GroupLayout> expert_data;
+  // Per pipeline stage: the NVLink island of each member of local rank 0's expert-parallel
+  // group, in EP rank order; empty without expert parallelism (or as expert_data).
+  std::vector<std::vector<int>> expert_islands;
+  std::vector<GroupLayout> expert;  // per stage: that expert-parallel group's layout
   bool data_one_per_island = false;
 };
 
