@@ -66,6 +66,12 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
     return;
   }
+  if (a.deferred.pending) {
+    // Not reached (the paths above take a deferred transfer, the opening lines settle it for
+    // the others); kept so that a pass never starts before what it consumes has arrived.
+    settle_deferred(a);
+    start = sg4::Engine::get_clock();
+  }
   double pending = 0;  // closed-form time not yet executed (fused mode)
   // Fused passes with a CP ring: each TP collective recorded where it ran.
   const bool record_here = fuse_tp_ && ring && opt_.record_intervals && a.record_closed_form;
