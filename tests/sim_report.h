@@ -38,6 +38,21 @@ inline Report simulate_report(const Scenario& sc, Fidelity fidelity) {
   return r;
 }
 
+// Returns the step time of `sc` simulated at fast fidelity without intervals (as `trident
+// plan` simulates its candidates), in a child process.
+inline double simulated_step(const Scenario& sc) {
+  return std::stod(run_isolated([&]() {
+    const std::vector<StageProgram> programs = build_programs(sc.plan);
+    const Workload w = build_workload(sc, programs);
+    SimOptions options;
+    options.record_intervals = false;
+    std::ostringstream out;
+    out.precision(17);
+    out << simulate_step(sc, w, programs, options).step_time_s;
+    return out.str();
+  }));
+}
+
 }  // namespace trident::testing
 
 #endif  // TRIDENT_TESTS_SIM_REPORT_H_

@@ -17,13 +17,7 @@ namespace {
 // 4 layers, hidden 2048, 16 experts of 2048 (top-2) in every layer; t = 2, p = 2, d = 8,
 // EP 4 with whole experts (ETP 1): EDP = 2 x 8 / 4 = 4.
 Scenario moe_scenario(DpSharding sharding) {
-  ModelSpec m = gpt_model(4, 2048, 16, 2048, 32000);
-  m.swiglu = true;
-  m.ffn_hidden_size = 5632;
-  m.num_experts = 16;
-  m.moe_router_topk = 2;
-  m.moe_ffn_hidden_size = 2048;
-  m.moe_layer_pattern.assign(m.num_layers, 1);
+  ModelSpec m = small_moe_model();
   PlanSpec pl = plan(2, 2, 8, 1, 4, ScheduleKind::k1F1B);
   pl.expert_parallel = 4;
   pl.expert_tensor_parallel = 1;

@@ -23,13 +23,7 @@ namespace {
 // A small SwiGLU MoE: 4 layers, hidden 2048, 16 experts of 2048, top-2 in every layer, on
 // 2-stage pipelines with 4 micro-batches.
 Scenario moe_scenario(int nodes, int t, int d, int ep, int etp, DpSharding sharding) {
-  ModelSpec m = gpt_model(4, 2048, 16, 2048, 32000);
-  m.swiglu = true;
-  m.ffn_hidden_size = 5632;
-  m.num_experts = 16;
-  m.moe_router_topk = 2;
-  m.moe_ffn_hidden_size = 2048;
-  m.moe_layer_pattern.assign(m.num_layers, 1);
+  ModelSpec m = small_moe_model();
   PlanSpec pl = plan(t, 2, d, 1, 4, ScheduleKind::k1F1B);
   pl.expert_parallel = ep;
   pl.expert_tensor_parallel = etp;

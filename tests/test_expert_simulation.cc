@@ -20,13 +20,7 @@ namespace {
 
 // A small SwiGLU MoE: 4 layers, hidden 2048, 16 experts of 2048, top-2 in every layer.
 Scenario moe_scenario(int nodes, int t, int cp, int d, int ep, int etp) {
-  ModelSpec m = gpt_model(4, 2048, 16, 2048, 32000);
-  m.swiglu = true;
-  m.ffn_hidden_size = 5632;
-  m.num_experts = 16;
-  m.moe_router_topk = 2;
-  m.moe_ffn_hidden_size = 2048;
-  m.moe_layer_pattern.assign(m.num_layers, 1);
+  ModelSpec m = small_moe_model();
   PlanSpec pl = plan(t, 2, d, 1, 4, ScheduleKind::k1F1B);
   pl.context = cp;
   pl.expert_parallel = ep;

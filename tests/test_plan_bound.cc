@@ -1,33 +1,18 @@
 // The step lower bound of `trident plan` (src/search/plan_bound.h) against the engine: on
 // sampled candidates of several clusters and models, the bound is never above the simulated
 // step, and it is exact where the model is (one stage, no communication).
-#include <fmt/format.h>
 
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/isolated_run.h"
 #include "engine/simulator.h"
 #include "plan_support.h"
 #include "search/plan_bound.h"
 #include "search/plan_search.h"
+#include "sim_report.h"
 
 using namespace trident;
 using namespace trident::testing;
-
-namespace {
-
-double simulated_step(const Scenario& sc) {
-  return std::stod(run_isolated([&] {
-    const std::vector<StageProgram> programs = build_programs(sc.plan);
-    const Workload w = build_workload(sc, programs);
-    SimOptions options;
-    options.record_intervals = false;
-    return fmt::format("{:.17g}", simulate_step(sc, w, programs, options).step_time_s);
-  }));
-}
-
-}  // namespace
 
 TEST_CASE("plan search lower bound is never above the simulated step on sampled candidates") {
   struct Case {

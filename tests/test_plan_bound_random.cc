@@ -4,7 +4,6 @@
 // schedule, virtual stages, sequence parallelism, tp_comm_overlap, recompute, the sharding
 // strategies, overlap_grad_reduce, overlap_param_gather, grad_reduce_in_bf16, placement) and
 // the uneven layer splits appear in at least one simulated draw.
-#include <fmt/format.h>
 
 #include <catch2/catch.hpp>
 #include <map>
@@ -12,26 +11,16 @@
 #include <set>
 #include <string>
 
-#include "core/isolated_run.h"
 #include "engine/simulator.h"
 #include "plan_support.h"
 #include "search/plan_bound.h"
 #include "search/plan_search.h"
+#include "sim_report.h"
 
 using namespace trident;
 using namespace trident::testing;
 
 namespace {
-
-double simulated_step(const Scenario& sc) {
-  return std::stod(run_isolated([&] {
-    const std::vector<StageProgram> programs = build_programs(sc.plan);
-    const Workload w = build_workload(sc, programs);
-    SimOptions options;
-    options.record_intervals = false;
-    return fmt::format("{:.17g}", simulate_step(sc, w, programs, options).step_time_s);
-  }));
-}
 
 // (field, value) pairs of a candidate: every searched field, and whether its layers are split
 // unevenly (a derived field).

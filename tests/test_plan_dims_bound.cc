@@ -1,16 +1,15 @@
 // The step lower bound (src/search/plan_bound.h) on the overlap and sharding options of the
 // wide plan space: never above the simulated step with tp_comm_overlap, overlap_param_gather,
 // optim_grads or optim_grads_params.
-#include <fmt/format.h>
 
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/isolated_run.h"
 #include "engine/simulator.h"
 #include "plan_support.h"
 #include "search/plan_bound.h"
 #include "search/plan_search.h"
+#include "sim_report.h"
 
 using namespace trident;
 using namespace trident::testing;
@@ -47,13 +46,7 @@ TEST_CASE("plan search lower bound holds with TP overlap, parameter-gather overl
     for (const BoundedCandidate* c : picked) {
       CAPTURE(k.cluster, candidate_label(c->candidate));
       const Scenario sc = with_plan(base, c->candidate.plan);
-      const double step = std::stod(run_isolated([&] {
-        const std::vector<StageProgram> programs = build_programs(sc.plan);
-        const Workload w = build_workload(sc, programs);
-        SimOptions options;
-        options.record_intervals = false;
-        return fmt::format("{:.17g}", simulate_step(sc, w, programs, options).step_time_s);
-      }));
+      const double step = simulated_step(sc);
       CAPTURE(c->bound.total_s, step);
       CHECK(c->bound.total_s > 0);
       CHECK(c->bound.total_s <= step * (1 + 1e-9));

@@ -2,17 +2,16 @@
 // the gradient- and weight-sharding strategies are candidates with expert parallelism too,
 // every sampled one passes the checks and simulates, and the step lower bound (which counts
 // each pass's first dense and expert gathers under optim_grads_params) stays below the step.
-#include <fmt/format.h>
 
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "config/checks.h"
-#include "core/isolated_run.h"
 #include "engine/simulator.h"
 #include "plan_support.h"
 #include "search/plan_bound.h"
 #include "search/plan_search.h"
+#include "sim_report.h"
 
 using namespace trident;
 using namespace trident::testing;
@@ -39,13 +38,7 @@ TEST_CASE("plan search shards experts with ZeRO-2 and ZeRO-3 and its bound holds
     CAPTURE(candidate_label(c->candidate));
     const Scenario sc = with_plan(base, c->candidate.plan);
     CHECK(plan_issues(sc.plan, sc.model, sc.cluster).empty());
-    const double step = std::stod(run_isolated([&] {
-      const std::vector<StageProgram> programs = build_programs(sc.plan);
-      const Workload w = build_workload(sc, programs);
-      SimOptions options;
-      options.record_intervals = false;
-      return fmt::format("{:.17g}", simulate_step(sc, w, programs, options).step_time_s);
-    }));
+    const double step = simulated_step(sc);
     CAPTURE(c->bound.total_s, step);
     CHECK(c->bound.total_s > 0);
     CHECK(c->bound.total_s <= step * (1 + 1e-9));
@@ -72,11 +65,7 @@ TEST_CASE("plan bound counts what an expert-parallel group spanning nodes sends 
     const std::vector<StageProgram> programs = build_programs(sc.plan);
     const Workload w = build_workload(sc, programs);
     const double bound = step_lower_bound(sc, w, programs).total_s;
-    const double step = std::stod(run_isolated([&] {
-      SimOptions options;
-      options.record_intervals = false;
-      return fmt::format("{:.17g}", simulate_step(sc, w, programs, options).step_time_s);
-    }));
+    const double step = simulated_step(sc);
     CAPTURE(bound, step);
     CHECK(bound <= step * (1 + 1e-9));
     CHECK(bound >= 0.65 * step);

@@ -323,29 +323,29 @@ void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpe
     }
     p->pipeline_layers = given.layout_layers;
   }
+  // A split derived from the accounting or first/last settings, or the failure of `key`.
+  const auto take_split = [&](std::optional<std::vector<int>> split, const char* key,
+                              const std::string& why) {
+    if (!split) plan_fail(map, key, "cannot split the layers: " + why);
+    p->pipeline_layers = std::move(*split);
+  };
   if (given.embedding_in_split || given.loss_in_split) {
     std::string why;
     auto split = accounted_split(model.num_layers, p->pipeline, p->virtual_stages,
                                  given.embedding_in_split, given.loss_in_split, &why);
-    if (!split) {
-      plan_fail(map,
-                given.embedding_in_split ? "account_for_embedding_in_pipeline_split"
-                                         : "account_for_loss_in_pipeline_split",
-                "cannot split the layers: " + why);
-    }
-    p->pipeline_layers = std::move(*split);
+    take_split(std::move(split),
+               given.embedding_in_split ? "account_for_embedding_in_pipeline_split"
+                                        : "account_for_loss_in_pipeline_split",
+               why);
   }
   if (given.first_stage_layers || given.last_stage_layers) {
     std::string why;
     auto split = first_last_split(model.num_layers, p->pipeline, p->virtual_stages,
                                   given.first_stage_layers, given.last_stage_layers, &why);
-    if (!split) {
-      plan_fail(map,
-                given.first_stage_layers ? "decoder_first_pipeline_num_layers"
-                                         : "decoder_last_pipeline_num_layers",
-                "cannot split the layers: " + why);
-    }
-    p->pipeline_layers = std::move(*split);
+    take_split(std::move(split),
+               given.first_stage_layers ? "decoder_first_pipeline_num_layers"
+                                        : "decoder_last_pipeline_num_layers",
+               why);
   }
   const std::vector<SpecIssue> layout = plan_layout_issues(*p, model, cluster);
   if (!layout.empty()) {

@@ -13,16 +13,6 @@
 #include "engine/step_simulation.h"
 
 namespace trident {
-namespace {
-
-// Appends the windows `s` (alone from `start`) holds its links.
-void add_uses(const AloneSchedule& s, double start, std::vector<LinkUse>* uses) {
-  for (const TimedFlow& f : s.flows) {
-    for (int l : *f.links) uses->push_back({l, start + f.start, start + f.end});
-  }
-}
-
-}  // namespace
 
 const AloneSchedule* StepSimulation::alone(const std::vector<Phase>& phases) {
   auto it = alone_.find(&phases);
@@ -117,13 +107,13 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
     std::vector<double>& comm_at = a.comm_at;
     comm_at.clear();
     a.claim.uses.clear();
-    if (deferred) add_uses(*a.deferred.alone, now, &a.claim.uses);
+    if (deferred) add_claim_windows(*a.deferred.alone, now, &a.claim.uses);
     for (; end < steps.size(); ++end) {
       const ClaimStep& st = steps[end];
       if (st.phases != nullptr && st.alone == nullptr) break;
       t += st.compute;
       comm_at.push_back(t);
-      if (st.phases != nullptr) add_uses(*st.alone, t, &a.claim.uses);
+      if (st.phases != nullptr) add_claim_windows(*st.alone, t, &a.claim.uses);
       t += st.span();
     }
     const bool claimed =
@@ -139,67 +129,64 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
       done = 0;
       continue;
     }
+    double at = -1;  // when the claim was interrupted
     if (a.claim.uses.empty()) {
-      // Compute only (collectives of no flows: closed-form floors): one wait.
-      compute(t - now);
+      compute(t - now);  // compute only (collectives of no flows: closed-form floors)
     } else {
       ++activities_;
-      const double at = wait_claim(*platform_, &a.claim, a.wake, t - now);
-      if (deferred && at >= 0 && at < arrival) {
-        // Interrupted in the transfer: the rest of it as flows, then the pass from its start.
-        run_phases_from(*platform_, *a.deferred.phases, *a.deferred.alone, at - now, &activities_);
-        finish_deferred(a, sg4::Engine::get_clock());
-        pass_start = sg4::Engine::get_clock();
-        continue;
-      }
-      if (deferred) {
-        finish_deferred(a, arrival);
-        pass_start = arrival;
-      }
-      if (at >= 0) {
-        // Interrupted: account for the steps it finished, then go on from where it stands.
-        size_t k = i;
-        for (; k < end; ++k) {
-          const double cs = comm_at[k - i];
-          const ClaimStep& st = steps[k];
-          const double ce = cs + st.span();
-          if (at < cs) {
-            done = st.compute - (cs - at);
-            break;
-          }
-          if (at < ce) {
-            // In its collective: what is left of it as flows, beside what is left of the GEMM.
-            const double elapsed = at - cs;
-            sg4::ExecPtr overlap;
-            if (st.overlap > elapsed) {
-              ++activities_;
-              overlap = sg4::this_actor::exec_async((st.overlap - elapsed) * host_speed_);
-            }
-            if (elapsed < st.alone->duration) {
-              run_phases_from(*platform_, *st.phases, *st.alone, elapsed, &activities_);
-            }
-            const double comm_end =
-                elapsed < st.alone->duration ? sg4::Engine::get_clock() : cs + st.alone->duration;
-            if (overlap) overlap->wait();
-            account(st, cs, comm_end, sg4::Engine::get_clock());
-            done = 0;
-            ++k;
-            break;
-          }
-          account(st, cs, cs + (st.phases ? st.alone->duration : 0), ce);
-        }
-        i = k;
-        continue;
-      }
+      at = wait_claim(*platform_, &a.claim, a.wake, t - now);
     }
-    if (deferred && a.deferred.pending) {
-      finish_deferred(a, arrival);  // compute only: nothing interrupts it
+    if (deferred && at >= 0 && at < arrival) {
+      // Interrupted in the transfer: the rest of it as flows, then the pass from its start.
+      run_phases_from(*platform_, *a.deferred.phases, *a.deferred.alone, at - now, &activities_);
+      finish_deferred(a, sg4::Engine::get_clock());
+      pass_start = sg4::Engine::get_clock();
+      continue;
+    }
+    if (deferred) {
+      finish_deferred(a, arrival);
       pass_start = arrival;
+    }
+    if (at >= 0) {
+      // Interrupted in the steps: account for those it finished, then go on from where it
+      // stands.
+      size_t k = i;
+      for (; k < end; ++k) {
+        const double cs = comm_at[k - i];
+        const ClaimStep& st = steps[k];
+        const double ce = cs + st.span();
+        if (at < cs) {
+          done = st.compute - (cs - at);
+          break;
+        }
+        if (at < ce) {
+          // In its collective: what is left of it as flows, beside what is left of the GEMM.
+          const double elapsed = at - cs;
+          sg4::ExecPtr overlap;
+          if (st.overlap > elapsed) {
+            ++activities_;
+            overlap = sg4::this_actor::exec_async((st.overlap - elapsed) * host_speed_);
+          }
+          double comm_end = cs + st.comm_s();
+          if (elapsed < st.comm_s()) {
+            run_phases_from(*platform_, *st.phases, *st.alone, elapsed, &activities_);
+            comm_end = sg4::Engine::get_clock();
+          }
+          if (overlap) overlap->wait();
+          account(st, cs, comm_end, sg4::Engine::get_clock());
+          done = 0;
+          ++k;
+          break;
+        }
+        account(st, cs, cs + st.comm_s(), ce);
+      }
+      i = k;
+      continue;
     }
     for (size_t k = i; k < end; ++k) {
       const double cs = comm_at[k - i];
       const ClaimStep& st = steps[k];
-      account(st, cs, cs + (st.phases ? st.alone->duration : 0), cs + st.span());
+      account(st, cs, cs + st.comm_s(), cs + st.span());
     }
     i = end;
     done = 0;
@@ -213,17 +200,15 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
 
 std::pair<const std::vector<Phase>*, const AloneSchedule*> StepSimulation::transfer(ActorState& a,
                                                                                     int from) {
-  auto& [phases, alone] = a.recv_alone[from];
+  std::vector<Phase>& phases = a.transfers[from];
   if (phases.empty()) {
     phases.resize(1);
     for (int r : tensor_ranks(a)) {
       phases.front().flows.push_back({ranks_.gpu(r, a.cp, a.dp, from),
                                       ranks_.gpu(r, a.cp, a.dp, a.pp), w_.stages[a.pp].p2p_bytes});
     }
-    alone = std::make_unique<AloneSchedule>();
-    if (!alone_schedule(*platform_, phases, alone.get())) alone.reset();
   }
-  return {&phases, alone.get()};
+  return {&phases, alone(phases)};
 }
 
 void StepSimulation::claimed_phases(ActorState& a, const std::vector<Phase>& phases,
@@ -253,34 +238,26 @@ void StepSimulation::settle_deferred(ActorState& a) {
 double StepSimulation::deferred_then_compute(ActorState& a, double seconds) {
   const ActorState::Deferred& d = a.deferred;
   const double now = sg4::Engine::get_clock();
-  if (d.alone == nullptr) {
-    settle_deferred(a);
-    const double start = sg4::Engine::get_clock();
-    compute(seconds);
-    return start;
-  }
   a.claim.uses.clear();
-  add_uses(*d.alone, now, &a.claim.uses);
-  if (!platform_->claims().try_claim(&a.claim, now)) {
-    settle_deferred(a);
-    const double start = sg4::Engine::get_clock();
-    compute(seconds);
-    return start;
-  }
-  const double arrival = now + d.alone->duration;
-  ++activities_;
-  const double at = wait_claim(*platform_, &a.claim, a.wake, arrival + seconds - now);
-  if (at >= 0 && at < arrival) {
+  if (d.alone != nullptr) add_claim_windows(*d.alone, now, &a.claim.uses);
+  if (d.alone != nullptr && platform_->claims().try_claim(&a.claim, now)) {
+    const double arrival = now + d.alone->duration;
+    ++activities_;
+    const double at = wait_claim(*platform_, &a.claim, a.wake, arrival + seconds - now);
+    if (at < 0 || at >= arrival) {
+      finish_deferred(a, arrival);
+      if (at >= 0) compute(arrival + seconds - at);  // only compute was left: no link is used
+      return arrival;
+    }
     // Interrupted in the transfer: the rest of it as flows, then the compute.
     run_phases_from(*platform_, *d.phases, *d.alone, at - now, &activities_);
     finish_deferred(a, sg4::Engine::get_clock());
-    const double start = sg4::Engine::get_clock();
-    compute(seconds);
-    return start;
+  } else {
+    settle_deferred(a);
   }
-  finish_deferred(a, arrival);
-  if (at >= 0) compute(arrival + seconds - at);  // only compute was left: no link is used
-  return arrival;
+  const double start = sg4::Engine::get_clock();
+  compute(seconds);
+  return start;
 }
 
 }  // namespace trident

@@ -217,6 +217,12 @@ void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
   sleep_for(s.duration - elapsed, activities);
 }
 
+void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse>* uses) {
+  for (const TimedFlow& f : s.flows) {
+    for (int l : *f.links) uses->push_back({l, start + f.start, start + f.end});
+  }
+}
+
 double wait_claim(const Platform& platform, Claim* claim, const sg4::SemaphorePtr& wake,
                   double seconds) {
   const bool ran_out = wake->acquire_timeout(seconds);
@@ -234,9 +240,7 @@ bool run_claimed(const Platform& platform, const std::vector<Phase>& phases,
                  std::uint64_t* activities) {
   const double now = sg4::Engine::get_clock();
   claim->uses.clear();
-  for (const TimedFlow& f : alone.flows) {
-    for (int l : *f.links) claim->uses.push_back({l, now + f.start, now + f.end});
-  }
+  add_claim_windows(alone, now, &claim->uses);
   if (!platform.claims().try_claim(claim, now)) return false;
   if (activities) *activities += 1;
   const double at = wait_claim(platform, claim, wake, alone.duration);

@@ -65,6 +65,9 @@ bool alone_schedule(const Platform& platform, const std::vector<Phase>& phases, 
 void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
                      const AloneSchedule& schedule, double elapsed, std::uint64_t* activities);
 
+// Appends to *uses the windows the flows of `s`, run from `start`, hold their links.
+void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse>* uses);
+
 // Runs `phases` (alone: their alone_schedule) as a claim from now when their links are free
 // (LinkClaims::try_claim with the schedule's windows): one wait, and once interrupted what is
 // left as flows (run_phases_from). Returns false, having run nothing, when the links are not

@@ -19,35 +19,19 @@ namespace trident {
 void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& fused,
                               IntervalKind kind, int mb, int chunk, bool fill_buckets) {
   ActorTimeline& tl = *a.tl;
-  {
-    // A deferred transfer waits with this pass only where the pass runs as one claim.
-    const bool fwd = kind == IntervalKind::kForward;
-    const bool gathers = sharded_params_ || (fwd && mb == 0 && !a.step_gathers.empty());
-    const bool together = !gathers && !fill_buckets && !(!fwd && fills_expert_buckets(mb)) &&
-                          pass.ring_steps == 0 && (fuse_tp_ || claimable(pass));
-    if (a.deferred.pending && !together) settle_deferred(a);
-  }
-  double start = sg4::Engine::get_clock();
-  // Parameter gathers this pass waits for: this step's buckets (the first forward of each
-  // chunk), or its own per-layer gathers (sharded weights).
-  const std::vector<int>* waits = nullptr;
-  std::vector<sg4::SemaphorePtr> own;
-  const std::vector<sg4::SemaphorePtr>* gathers = &own;
-  int own_waited = -1;
-  int* waited = &own_waited;
   const bool forward = kind == IntervalKind::kForward;
-  if (sharded_params_) {
-    const GatherSchedule& g = (forward ? layer_fwd_ : layer_bwd_)[a.pp][chunk];
-    own = launch_gathers(a, g);
-    waits = &g.waits.front();
-  } else if (forward && mb == 0 && !a.step_gathers.empty()) {
-    waits = &step_gathers_[a.pp].waits[chunk];
-    gathers = &a.step_gathers;
-    waited = &a.gathers_waited;
-  }
   const bool ring = pass.ring_steps > 0;
   const bool fill_experts = !forward && fills_expert_buckets(mb);
-  if (fuse_tp_ && !fill_buckets && !fill_experts && waits == nullptr && !ring) {
+  const bool step_gathers = forward && mb == 0 && !a.step_gathers.empty();
+  // Nothing runs beside the pass: it may run as one closed-form wait (fused) or one claim.
+  const bool by_itself =
+      !fill_buckets && !fill_experts && !sharded_params_ && !step_gathers && !ring;
+  const bool fused_pass = fuse_tp_ && by_itself;
+  const bool claimed_pass = claimed_runs_ && !fuse_tp_ && by_itself && claimable(pass);
+  // A deferred transfer waits with the pass where the pass is one wait; else it runs first.
+  if (a.deferred.pending && !fused_pass && !claimed_pass) settle_deferred(a);
+  double start = sg4::Engine::get_clock();
+  if (fused_pass) {
     if (a.deferred.pending) {
       start = deferred_then_compute(a, fused.duration);
     } else {
@@ -59,18 +43,27 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
     return;
   }
-  if (claimed_runs_ && !fuse_tp_ && !fill_buckets && !fill_experts && waits == nullptr && !ring &&
-      claimable(pass)) {
+  if (claimed_pass) {
     start = run_claimed_pass(a, pass, mb, chunk);
     TpTiming tp = t_ > 1 && pass.collectives > 0 ? TpTiming::kSimulated : TpTiming::kNone;
     if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
     return;
   }
-  if (a.deferred.pending) {
-    // Not reached (the paths above take a deferred transfer, the opening lines settle it for
-    // the others); kept so that a pass never starts before what it consumes has arrived.
-    settle_deferred(a);
-    start = sg4::Engine::get_clock();
+  // Parameter gathers this pass waits for: this step's buckets (the first forward of each
+  // chunk), or its own per-layer gathers (sharded weights).
+  const std::vector<int>* waits = nullptr;
+  std::vector<sg4::SemaphorePtr> own;
+  const std::vector<sg4::SemaphorePtr>* gathers = &own;
+  int own_waited = -1;
+  int* waited = &own_waited;
+  if (sharded_params_) {
+    const GatherSchedule& g = (forward ? layer_fwd_ : layer_bwd_)[a.pp][chunk];
+    own = launch_gathers(a, g);
+    waits = &g.waits.front();
+  } else if (step_gathers) {
+    waits = &step_gathers_[a.pp].waits[chunk];
+    gathers = &a.step_gathers;
+    waited = &a.gathers_waited;
   }
   double pending = 0;  // closed-form time not yet executed (fused mode)
   // Fused passes with a CP ring: each TP collective recorded where it ran.

@@ -57,10 +57,10 @@ struct ClaimStep {
   const std::vector<Phase>* phases = nullptr;  // null: no collective
   const AloneSchedule* alone = nullptr;        // null with phases: its flows share links
   double overlap = 0;
+  // How long its collective takes, alone.
+  double comm_s() const { return phases != nullptr && alone != nullptr ? alone->duration : 0; }
   // How long its collective and GEMM take, alone.
-  double span() const {
-    return phases == nullptr ? 0 : std::max(alone != nullptr ? alone->duration : 0.0, overlap);
-  }
+  double span() const { return phases == nullptr ? 0 : std::max(comm_s(), overlap); }
 };
 
 // One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
@@ -86,7 +86,7 @@ struct ActorState {
   std::vector<double>
       comm_at;  // run_claimed_pass's scratch: when each claimed step's collective starts
   // A pipeline transfer whose flows wait with the pass that follows it, in one claim: it
-  // arrived (both sides ready) at `start`; its flows, alone, are `transfer` (recv_alone).
+  // arrived (both sides ready) at `start`; its flows, alone, are `transfer` (transfers).
   struct Deferred {
     bool pending = false;
     const std::vector<Phase>* phases = nullptr;
@@ -94,8 +94,8 @@ struct ActorState {
     double start = 0;
     int mb = 0, chunk = 0;
   } deferred;
-  // Pipeline transfers: the alone schedule of the flows from each sending stage.
-  std::map<int, std::pair<std::vector<Phase>, std::unique_ptr<AloneSchedule>>> recv_alone;
+  // Pipeline transfers to this actor by sending stage: one phase of a flow per tensor rank.
+  std::map<int, std::vector<Phase>> transfers;
 };
 
 class StepSimulation {

@@ -111,37 +111,20 @@ ExpertFloor expert_floor(const std::vector<int>& islands, double load, const Clu
   return f;
 }
 
+// The least time of a segment's collective as a TP collective (what pass_floor_tp counts for
+// a segment without tp_comm_overlap): its closed form inside an island, the spanning floor
+// across islands; 0 without tensor parallelism.
+double tp_floor(const Segment& seg, const Scenario& sc, const TpLayout& layout, BoundMemo* memo) {
+  const int t = sc.plan.tensor;
+  if (t < 2 || seg.tp_bytes <= 0) return 0;
+  if (layout.islands > 1) return spanning_collective_floor(seg.tp_op, seg.tp_bytes, t, sc, layout);
+  return memo ? memo->island_time(seg.tp_op, t, seg.tp_bytes, sc.cluster)
+              : island_collective_time(seg.tp_op, t, seg.tp_bytes, sc.cluster);
+}
+
 // The shortest time the engine can give a pass: its compute, and its TP collectives. Inside
 // an island, their closed form (fused_tp runs exactly this; flows that share links take
 // longer); across islands, the floor above, beside the compute that overlaps them.
-// What a MoE all-to-all's floor (ef, when given) adds to pass_floor_tp's, which counts the
-// expert segments as its TP collectives' closed forms (`comm` below) beside their overlap.
-double pass_floor_tp(const Pass& pass, const Scenario& sc, const TpLayout& layout, BoundMemo* memo);
-
-double pass_floor(const Pass& pass, const Scenario& sc, const TpLayout& layout, BoundMemo* memo,
-                  const ExpertFloor* ef) {
-  double total = pass_floor_tp(pass, sc, layout, memo);
-  if (ef == nullptr || (ef->per_byte <= 0 && ef->layout.islands < 2)) return total;
-  const int t = sc.plan.tensor;
-  for (const Segment& seg : pass.segments) {
-    if (!seg.expert || seg.tp_bytes <= 0) continue;
-    const double floor =
-        seg.tp_op == CollectiveOp::kAllToAll
-            ? ef->per_byte * seg.tp_bytes
-            : spanning_collective_floor(seg.tp_op, seg.tp_bytes, ef->ep, sc, ef->layout);
-    double comm = 0;
-    if (t > 1) {
-      comm = layout.islands == 1
-                 ? (memo ? memo->island_time(seg.tp_op, t, seg.tp_bytes, sc.cluster)
-                         : island_collective_time(seg.tp_op, t, seg.tp_bytes, sc.cluster))
-                 : spanning_collective_floor(seg.tp_op, seg.tp_bytes, t, sc, layout);
-    }
-    const double before = std::max(seg.overlap_s, comm);
-    total += std::max(before, floor) - before;
-  }
-  return total;
-}
-
 double pass_floor_tp(const Pass& pass, const Scenario& sc, const TpLayout& layout,
                      BoundMemo* memo) {
   if (sc.plan.tensor == 1) return pass.compute_s;
@@ -151,10 +134,25 @@ double pass_floor_tp(const Pass& pass, const Scenario& sc, const TpLayout& layou
   }
   double total = 0;
   for (const Segment& seg : pass.segments) {
-    const double comm = seg.tp_bytes > 0 ? spanning_collective_floor(seg.tp_op, seg.tp_bytes,
-                                                                     sc.plan.tensor, sc, layout)
-                                         : 0;
-    total += seg.compute_s + std::max(seg.overlap_s, comm);
+    total += seg.compute_s + std::max(seg.overlap_s, tp_floor(seg, sc, layout, memo));
+  }
+  return total;
+}
+
+// pass_floor_tp, which counts a MoE dispatch or combine as a TP collective, raised to the
+// expert floor `ef` (when given) where that is longer.
+double pass_floor(const Pass& pass, const Scenario& sc, const TpLayout& layout, BoundMemo* memo,
+                  const ExpertFloor* ef) {
+  double total = pass_floor_tp(pass, sc, layout, memo);
+  if (ef == nullptr || (ef->per_byte <= 0 && ef->layout.islands < 2)) return total;
+  for (const Segment& seg : pass.segments) {
+    if (!seg.expert || seg.tp_bytes <= 0) continue;
+    const double floor =
+        seg.tp_op == CollectiveOp::kAllToAll
+            ? ef->per_byte * seg.tp_bytes
+            : spanning_collective_floor(seg.tp_op, seg.tp_bytes, ef->ep, sc, ef->layout);
+    const double before = std::max(seg.overlap_s, tp_floor(seg, sc, layout, memo));
+    total += std::max(before, floor) - before;
   }
   return total;
 }
