@@ -76,7 +76,9 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
     }
     steps.push_back(st);
   }
-  // What a claimed (or run) segment adds to the timeline; its collective ran [from, to).
+  // Real time at alone time x of the last claim (claims that shared its links slowed it).
+  const auto real = [&a](double x) { return a.claim.to_real(x); };
+  // What a claimed (or run) segment adds to the timeline; its collective ran [from, to), real.
   const auto account = [&](const ClaimStep& st, double from, double to, double end) {
     tl.compute_s += st.seg->compute_s + st.seg->overlap_s;
     if (st.phases == nullptr) return;
@@ -107,13 +109,14 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
     std::vector<double>& comm_at = a.comm_at;
     comm_at.clear();
     a.claim.uses.clear();
+    a.claim.warps.clear();
     if (deferred) add_claim_windows(*a.deferred.alone, now, &a.claim.uses);
     for (; end < steps.size(); ++end) {
       const ClaimStep& st = steps[end];
       if (st.phases != nullptr && st.alone == nullptr) break;
       t += st.compute;
       comm_at.push_back(t);
-      if (st.phases != nullptr) add_claim_windows(*st.alone, t, &a.claim.uses);
+      if (st.phases != nullptr) add_claim_windows(*st.alone, t, &a.claim.uses, st.overlap <= 0);
       t += st.span();
     }
     const bool claimed =
@@ -133,19 +136,19 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
     if (a.claim.uses.empty()) {
       compute(t - now);  // compute only (collectives of no flows: closed-form floors)
     } else {
-      ++activities_;
-      at = wait_claim(*platform_, &a.claim, a.wake, t - now);
+      at = wait_claim(*platform_, &a.claim, a.wake, t, &activities_);
     }
     if (deferred && at >= 0 && at < arrival) {
       // Interrupted in the transfer: the rest of it as flows, then the pass from its start.
-      run_phases_from(*platform_, *a.deferred.phases, *a.deferred.alone, at - now, &activities_);
+      run_phases_from(*platform_, *a.deferred.phases, *a.deferred.alone, at - now, &activities_,
+                      &a.claim);
       finish_deferred(a, sg4::Engine::get_clock());
       pass_start = sg4::Engine::get_clock();
       continue;
     }
     if (deferred) {
-      finish_deferred(a, arrival);
-      pass_start = arrival;
+      finish_deferred(a, real(arrival));
+      pass_start = real(arrival);
     }
     if (at >= 0) {
       // Interrupted in the steps: account for those it finished, then go on from where it
@@ -167,18 +170,18 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
             ++activities_;
             overlap = sg4::this_actor::exec_async((st.overlap - elapsed) * host_speed_);
           }
-          double comm_end = cs + st.comm_s();
+          double comm_end = real(cs + st.comm_s());
           if (elapsed < st.comm_s()) {
-            run_phases_from(*platform_, *st.phases, *st.alone, elapsed, &activities_);
+            run_phases_from(*platform_, *st.phases, *st.alone, elapsed, &activities_, &a.claim);
             comm_end = sg4::Engine::get_clock();
           }
           if (overlap) overlap->wait();
-          account(st, cs, comm_end, sg4::Engine::get_clock());
+          account(st, real(cs), comm_end, sg4::Engine::get_clock());
           done = 0;
           ++k;
           break;
         }
-        account(st, cs, cs + st.comm_s(), ce);
+        account(st, real(cs), real(cs + st.comm_s()), real(ce));
       }
       i = k;
       continue;
@@ -186,7 +189,7 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
     for (size_t k = i; k < end; ++k) {
       const double cs = comm_at[k - i];
       const ClaimStep& st = steps[k];
-      account(st, cs, cs + st.comm_s(), cs + st.span());
+      account(st, real(cs), real(cs + st.comm_s()), real(cs + st.span()));
     }
     i = end;
     done = 0;
@@ -242,15 +245,14 @@ double StepSimulation::deferred_then_compute(ActorState& a, double seconds) {
   if (d.alone != nullptr) add_claim_windows(*d.alone, now, &a.claim.uses);
   if (d.alone != nullptr && platform_->claims().try_claim(&a.claim, now)) {
     const double arrival = now + d.alone->duration;
-    ++activities_;
-    const double at = wait_claim(*platform_, &a.claim, a.wake, arrival + seconds - now);
+    const double at = wait_claim(*platform_, &a.claim, a.wake, arrival + seconds, &activities_);
     if (at < 0 || at >= arrival) {
-      finish_deferred(a, arrival);
+      finish_deferred(a, a.claim.to_real(arrival));
       if (at >= 0) compute(arrival + seconds - at);  // only compute was left: no link is used
-      return arrival;
+      return a.claim.to_real(arrival);
     }
     // Interrupted in the transfer: the rest of it as flows, then the compute.
-    run_phases_from(*platform_, *d.phases, *d.alone, at - now, &activities_);
+    run_phases_from(*platform_, *d.phases, *d.alone, at - now, &activities_, &a.claim);
     finish_deferred(a, sg4::Engine::get_clock());
   } else {
     settle_deferred(a);

@@ -154,6 +154,7 @@ bool alone_schedule(const Platform& platform, const std::vector<Phase>& phases,
       tf.start = t;
       tf.end = t + r.latency + tf.size / r.bandwidth;
       tf.links = &r.links;
+      tf.link_bandwidth = &r.link_bandwidth;
       out->flows.push_back(tf);
     }
     floor = std::max(floor, phase.floor_s);
@@ -182,57 +183,92 @@ bool alone_schedule(const Platform& platform, const std::vector<Phase>& phases,
 }
 
 void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
-                     const AloneSchedule& s, double elapsed, std::uint64_t* activities) {
+                     const AloneSchedule& s, double elapsed, std::uint64_t* activities,
+                     const Claim* claim) {
   const double now = sg4::Engine::get_clock();
+  // The real time of alone time x into the run.
+  const double base = (claim != nullptr ? claim->to_alone(now) : now) - elapsed;
+  const auto real = [&](double x) {
+    return claim != nullptr ? claim->to_real(base + x) : base + x;
+  };
   for (const TimedGroup& g : s.groups) {
     if (elapsed >= g.flows_end) continue;
     if (elapsed < g.start) {
       // Between groups: the links are free until this group's flows start.
-      sleep_for(g.start - elapsed, activities);
+      sleep_for(real(g.start) - now, activities);
       run_range(platform, phases, g.first_phase, 0, s.extra_latency, activities);
       return;
     }
-    // In this group's flows: each goes on with what it has left.
+    // In this group's flows: each goes on with what it has left. The group still lasts its
+    // floor from its start (warps begin after it).
     std::vector<Flow> rest;
-    double resid_end = g.floor_end;  // arrivals too close for a new flow's latency
-    for (size_t k = g.first_flow; k < g.end_flow; ++k) {
+    double resid_end = real(g.start) + (g.floor_end - g.start);  // and arrivals too close
+    for (size_t k = g.first_flow; k < g.end_flow; ++k) {         // for a new flow's latency
       const TimedFlow& f = s.flows[k];
       if (elapsed >= f.end) continue;
       const double latency_left = std::max(0.0, f.start + f.latency - elapsed);
       const double bytes_left = f.size - std::max(0.0, elapsed - f.start - f.latency) * f.rate;
       const double size = bytes_left - (f.latency - latency_left) * f.rate;
       if (size < 1) {
-        resid_end = std::max(resid_end, f.end);
+        resid_end = std::max(resid_end, real(f.end));
       } else {
         rest.push_back({f.src, f.dst, size, 1.0});
       }
     }
-    const double run_start = now - elapsed;
     if (!rest.empty()) run_flows(platform, rest, activities);
-    const double pending = std::max(0.0, run_start + resid_end - sg4::Engine::get_clock());
+    const double pending = std::max(0.0, resid_end - sg4::Engine::get_clock());
     run_range(platform, phases, g.end_phase, pending, s.extra_latency, activities);
     return;
   }
   // Past every flow: only waits are left.
-  sleep_for(s.duration - elapsed, activities);
+  sleep_for(real(s.duration) - now, activities);
 }
 
-void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse>* uses) {
-  for (const TimedFlow& f : s.flows) {
-    for (int l : *f.links) uses->push_back({l, start + f.start, start + f.end});
+void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse>* uses,
+                       bool shareable) {
+  for (const TimedGroup& g : s.groups) {
+    const bool one = shareable && g.end_flow == g.first_flow + 1;
+    for (size_t k = g.first_flow; k < g.end_flow; ++k) {
+      const TimedFlow& f = s.flows[k];
+      const int id = one ? static_cast<int>(uses->size()) : -1;
+      for (size_t i = 0; i < f.links->size(); ++i) {
+        uses->push_back({(*f.links)[i], start + f.start, start + f.end, id,
+                         start + f.start + f.latency, f.rate, (*f.link_bandwidth)[i],
+                         start + std::max(f.end, g.floor_end)});
+      }
+    }
   }
 }
 
 double wait_claim(const Platform& platform, Claim* claim, const sg4::SemaphorePtr& wake,
-                  double seconds) {
-  const bool ran_out = wake->acquire_timeout(seconds);
-  if (ran_out) {
-    // An interruption at the very instant it ran out: its release is pending; take it.
-    if (claim->interrupted_at >= 0) wake->acquire();
-    platform.claims().release(claim);
-    return -1;
+                  double until, std::uint64_t* activities) {
+  long taken = 0;  // wake-ups consumed: one per revision, and one for the interruption
+  const long before = claim->revisions;
+  const auto wakes = [claim, before]() {
+    return claim->revisions - before + (claim->interrupted_at >= 0 ? 1 : 0);
+  };
+  for (;;) {
+    const double now = sg4::Engine::get_clock();
+    const long revisions = claim->revisions;
+    if (activities) *activities += 1;
+    const bool ran_out = wake->acquire_timeout(std::max(0.0, claim->to_real(until) - now));
+    if (!ran_out) ++taken;
+    if (claim->interrupted_at >= 0 &&
+        (!ran_out || claim->interrupted_at < sg4::Engine::get_clock())) {
+      for (; taken < wakes(); ++taken) wake->acquire();
+      return claim->to_alone(claim->interrupted_at);
+    }
+    // Ran out with no revision meanwhile, or with one that left less than SimGrid's precision
+    // (1 ns; its sleeps round up to it): done.
+    if (ran_out && (claim->revisions == revisions ||
+                    claim->to_real(until) - sg4::Engine::get_clock() < 1e-9)) {
+      // Wake-ups at the very instant it ran out are pending: take them.
+      for (; taken < wakes(); ++taken) wake->acquire();
+      platform.claims().release(claim);
+      return -1;
+    }
+    // Revised: wait on for the new end.
   }
-  return claim->interrupted_at;
 }
 
 bool run_claimed(const Platform& platform, const std::vector<Phase>& phases,
@@ -242,9 +278,8 @@ bool run_claimed(const Platform& platform, const std::vector<Phase>& phases,
   claim->uses.clear();
   add_claim_windows(alone, now, &claim->uses);
   if (!platform.claims().try_claim(claim, now)) return false;
-  if (activities) *activities += 1;
-  const double at = wait_claim(platform, claim, wake, alone.duration);
-  if (at >= 0) run_phases_from(platform, phases, alone, at - now, activities);
+  const double at = wait_claim(platform, claim, wake, now + alone.duration, activities);
+  if (at >= 0) run_phases_from(platform, phases, alone, at - now, activities, claim);
   return true;
 }
 

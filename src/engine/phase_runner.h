@@ -35,6 +35,7 @@ struct TimedFlow {
   double rate = 0;     // the route's bandwidth: the flow is alone on it
   double start = 0, end = 0;
   const std::vector<int>* links = nullptr;
+  const std::vector<double>* link_bandwidth = nullptr;
 };
 
 // A group of side-by-side phases with flows, times from the run's start.
@@ -58,15 +59,21 @@ struct AloneSchedule {
 // other flow uses its links.
 bool alone_schedule(const Platform& platform, const std::vector<Phase>& phases, AloneSchedule* out);
 
-// Runs what is left, `elapsed` seconds into it, of a run of `phases` timed by `schedule`
-// (alone until now): a flow in flight goes on as a flow of the bytes it has left, less what
-// its route's latency (which the new flow pays again) would have moved, so that it arrives
-// when it would have, alone; the rest as run_phases. Requires a running SimGrid actor.
+// Runs what is left, `elapsed` seconds of alone time into it, of a run of `phases` timed by
+// `schedule` (alone until now, or as `claim`'s warps map alone to real time when non-null): a
+// flow in flight goes on as a flow of the bytes it has left, less what its route's latency
+// (which the new flow pays again) would have moved at its rate alone; waits end when they
+// would have; the rest as run_phases. Requires a running SimGrid actor.
 void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
-                     const AloneSchedule& schedule, double elapsed, std::uint64_t* activities);
+                     const AloneSchedule& schedule, double elapsed, std::uint64_t* activities,
+                     const Claim* claim = nullptr);
 
-// Appends to *uses the windows the flows of `s`, run from `start`, hold their links.
-void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse>* uses);
+// Appends to *uses the windows the flows of `s`, run from `start`, hold their links. With
+// `shareable`, a flow alone in its group whose arrival ends the group gets a flow id, so that
+// a claim sharing its links may slow it (LinkClaims::try_claim); else, and for every other flow,
+// none (pass false when anything not on a link runs beside the flows, e.g. a GEMM).
+void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse>* uses,
+                       bool shareable = true);
 
 // Runs `phases` (alone: their alone_schedule) as a claim from now when their links are free
 // (LinkClaims::try_claim with the schedule's windows): one wait, and once interrupted what is
@@ -76,10 +83,12 @@ bool run_claimed(const Platform& platform, const std::vector<Phase>& phases,
                  const AloneSchedule& alone, Claim* claim, const simgrid::s4u::SemaphorePtr& wake,
                  std::uint64_t* activities);
 
-// Waits `seconds` or until `claim` (registered) is interrupted; returns the instant it was
-// interrupted, or -1 when it ran out. Unregisters the claim either way.
+// Waits until the real time of alone time `until` (claim->to_real: later each time another
+// claim's revises it) or until `claim` (registered) is interrupted; returns the alone time of
+// the interruption, or -1 when it ran out. Unregisters the claim either way. Adds its waits
+// to *activities when non-null.
 double wait_claim(const Platform& platform, Claim* claim, const simgrid::s4u::SemaphorePtr& wake,
-                  double seconds);
+                  double until, std::uint64_t* activities);
 
 }  // namespace trident
 

@@ -251,10 +251,17 @@ class StepSimulation {
     a.tl->intervals.push_back(iv);
     return &a.tl->intervals.back();
   }
+  // A GPU's compute is one stream: no host runs two executions at once (helper actors only
+  // move bytes), so a sleep times it as an execution would, at a third of SimGrid's cost per
+  // activity. SimGrid rounds sleeps up to its precision (1 ns): shorter kernels execute.
   void compute(double seconds) {
     if (seconds <= 0) return;
     ++activities_;
-    sg4::this_actor::execute(seconds * host_speed_);
+    if (seconds < 1e-6) {
+      sg4::this_actor::execute(seconds * host_speed_);
+    } else {
+      sg4::this_actor::sleep_for(seconds);
+    }
   }
   // Tensor ranks whose pipeline and data-parallel flows this actor simulates: its own, its whole
   // group's, or one standing for all (one_rank_flows_).

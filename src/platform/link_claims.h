@@ -1,13 +1,15 @@
 // What the engine knows of the links' use: flows in flight (their end unknown) and claims,
-// windows of link use an actor timed in closed form because nothing else uses those links
-// then (pure bookkeeping, no SimGrid).
+// windows of link use an actor timed in closed form (pure bookkeeping, no SimGrid).
 //
 // A claim stays exact while no flow and no other claim shares one of its links during one of
 // its windows: the fluid max-min model gives a flow alone on its route the route's bandwidth
-// from the end of its latency on, so its arrival is latency + size / bandwidth. Whatever
-// would break that (a flow starting on a claimed link before the claim's window there ends,
-// or another claim overlapping it) interrupts the claim at that instant; its actor then runs
-// what is left of it as flows (engine/claimed_runs.h).
+// from the end of its latency on, so its arrival is latency + size / bandwidth. Two claims
+// whose only overlap is one flow each on the links those flows share are timed together in
+// closed form instead (max-min between two flows: LinkClaims::try_claim), each run slowed
+// where the two share. Whatever else would break that (a flow starting on a claimed link
+// before the claim's window there ends, or any other overlap of claims) interrupts the claim
+// at that instant, and the claims timed with it; their actors then run what is left as flows
+// (engine/claimed_runs.cc).
 #ifndef TRIDENT_PLATFORM_LINK_CLAIMS_H_
 #define TRIDENT_PLATFORM_LINK_CLAIMS_H_
 
@@ -16,20 +18,49 @@
 
 namespace trident {
 
-// One link used over [start, end) (simulated seconds).
+// One link used over [start, end) (simulated seconds) by one flow of a claim.
 struct LinkUse {
   int link = 0;
   double start = 0;
   double end = 0;
+  // The flow, for claims that share it (-1: it may not be slowed, e.g. a GEMM runs beside it
+  // or its group has other flows): the index of its first use in Claim::uses; all its uses
+  // carry the same times.
+  int flow = -1;
+  double bw_start = 0;   // when its latency ends: it moves bytes over [bw_start, end)
+  double rate = 0;       // its rate alone (the route's bandwidth)
+  double capacity = 0;   // this link's bandwidth
+  double group_end = 0;  // when its group ends (its arrival or, later, the group's floor)
 };
 
-// One actor's closed-form run of flows. `wake` is called (from another actor) when the claim
-// is interrupted; `interrupted_at` then holds the instant.
+// Where a claimed run goes slower than alone: real time [r0, r1) runs alone time [a0, a1).
+struct Warp {
+  double r0 = 0, r1 = 0, a0 = 0, a1 = 0;
+  bool floor = false;  // a group's floor after a slowed flow (its arrival moved to r0)
+};
+
+// One actor's closed-form run of flows. Times in `uses` are real; the actor plans in its run's
+// alone time, which `warps` map to real time. `wake` is called (from another actor) when the
+// claim is interrupted (`interrupted_at` then holds the instant) or revised (`revisions`
+// counts up; its end moved later).
 struct Claim {
   std::vector<LinkUse> uses;
+  std::vector<Warp> warps;  // in time order, disjoint
   std::function<void()> wake;
   double interrupted_at = -1;
+  long revisions = 0;
   bool registered = false;
+  // Claims timed together with this one: a flow of each shares links until `until`.
+  struct Partner {
+    Claim* other = nullptr;
+    int flow = -1, other_flow = -1;
+    double until = 0;
+  };
+  std::vector<Partner> partners;
+
+  // Returns the alone time at real time `real`, and the inverse.
+  double to_alone(double real) const;
+  double to_real(double alone) const;
 };
 
 class LinkClaims {
@@ -43,24 +74,41 @@ class LinkClaims {
   // The flows counted by begin_flow on `links` have arrived. Requires a matching begin_flow.
   void end_flow(const std::vector<int>& links);
 
-  // Registers *c (its uses set, interrupted_at reset) and returns true when none of its links
-  // carries a flow in flight and no other claim's window overlaps one of its windows on the
-  // same link; otherwise returns false, leaving *c unregistered (its actor runs flows, whose
-  // begin_flow interrupts the claims they meet).
+  // Registers *c (its uses set in alone time, from `now`; warps, partners and interrupted_at
+  // reset) and returns true when none of its links carries a flow in flight and either no
+  // other claim's window overlaps one of its windows on the same link, or all overlaps are
+  // between one flow of *c and one flow of one other claim (both with flow ids, the other not
+  // yet timed with a claim on a window this would move) and, timed together, neither run
+  // overlaps any further claim. Then both runs are retimed: from when both flows move bytes,
+  // they split the tightest link they share max-min fairly (each capped at its rate alone),
+  // and the one left runs alone; every later window of each run moves by its delay. The other
+  // claim is woken to wait for its new end. Otherwise returns false, leaving *c unregistered
+  // (its actor runs flows, whose begin_flow interrupts the claims they meet).
   bool try_claim(Claim* c, double now);
   // Unregisters *c (a no-op when it was interrupted or never registered).
   void release(Claim* c);
 
-  // Claims interrupted so far (for statistics and tests).
+  // Claims interrupted, and pairs of claims timed together, so far (for statistics and tests).
   long interruptions() const { return interruptions_; }
+  long shared() const { return shared_; }
 
  private:
+  // Interrupts *c and the partners it still shares a flow with.
   void interrupt(Claim* c, double now);
   void unregister(Claim* c);
+  void register_claim(Claim* c);
+  // True when a window of `uses` (a's, retimed) overlaps one of a registered claim other than
+  // `a` and `b` that is not timed with it.
+  bool overlaps_others(const std::vector<LinkUse>& uses, const Claim* a, const Claim* b) const;
+  // Times c's flow fc and o's flow fo together (retiming both claims) when neither is shared
+  // already or moved by the retime, and o's retimed windows overlap no further claim; else
+  // returns false, having changed nothing.
+  bool share(Claim* c, int fc, Claim* o, int fo, double now);
 
   std::vector<int> in_flight_;
   std::vector<std::vector<Claim*>> claims_;  // registered claims with a use of each link
   long interruptions_ = 0;
+  long shared_ = 0;
 };
 
 }  // namespace trident

@@ -155,6 +155,7 @@ const Route& Platform::route(int a, int b) const {
     r.bandwidth = std::min(r.bandwidth, l->get_bandwidth());
     const auto id = link_ids_.emplace(l, static_cast<int>(link_ids_.size())).first->second;
     r.links.push_back(id);
+    r.link_bandwidth.push_back(l->get_bandwidth());
   }
   return routes_.emplace(key, std::move(r)).first->second;
 }

@@ -41,6 +41,7 @@ std::string platform_shape_problem(const ClusterSpec& cluster);
 // latency and the smallest bandwidth among them (what a flow alone on the route gets).
 struct Route {
   std::vector<int> links;
+  std::vector<double> link_bandwidth;  // of each of `links`
   double latency = 0;
   double bandwidth = 0;
 };
