@@ -18,17 +18,19 @@ using namespace trident::testing;
 namespace {
 
 ClaimProbe claim_probe(const ClusterSpec& c, const std::vector<Phase>& first,
-                       const std::vector<Phase>& second, double delay, bool claimed) {
+                       const std::vector<Phase>& second, double delay, bool claimed,
+                       bool second_claimed = false) {
   const std::string text = run_isolated([&]() {
-    const ClaimProbe p = probe_claim(c, 24, first, second, delay, claimed);
+    const ClaimProbe p = probe_claim(c, 24, first, second, delay, claimed, second_claimed);
     std::ostringstream out;
     out.precision(17);
-    out << p.first_end << " " << p.second_end << " " << p.alone_s << " " << p.interruptions;
+    out << p.first_end << " " << p.second_end << " " << p.alone_s << " " << p.interruptions << " "
+        << p.shared;
     return out.str();
   });
   std::istringstream in(text);
   ClaimProbe p;
-  in >> p.first_end >> p.second_end >> p.alone_s >> p.interruptions;
+  in >> p.first_end >> p.second_end >> p.alone_s >> p.interruptions >> p.shared;
   return p;
 }
 
@@ -149,5 +151,42 @@ TEST_CASE("claimed runs: fast fidelity takes them, and agrees with full on the G
     CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
     CHECK(fast.pp_comm_exposed_s == Approx(full.pp_comm_exposed_s).epsilon(0.01).margin(2e-6));
     CHECK(fast.dp_comm_exposed_s == Approx(full.dp_comm_exposed_s).epsilon(0.01).margin(1e-5));
+  }
+}
+
+TEST_CASE("claimed runs: two claims sharing one link end when their flows would", "[claims]") {
+  const ClusterSpec c = a100_cluster(3);
+  // Both leave GPU 0 through its NIC: max-min splits it while both move bytes. Two flows of
+  // one group (0 -> 8 and 1 -> 9) are never slowed in closed form: the second claim then runs
+  // as flows.
+  std::vector<Phase> two = one_flow(0, 8, 2e8);
+  two[0].flows.push_back({1, 9, 2e8});
+  struct Case {
+    const char* name;
+    std::vector<Phase> first, second;
+    bool shared;
+  };
+  const Case cases[] = {
+      {"a transfer and a longer one", one_flow(0, 8, 1e9), one_flow(0, 16, 3e8), true},
+      {"a transfer then two hops", one_flow(0, 16, 2e8),
+       [] {
+         std::vector<Phase> p = one_flow(0, 8, 2e8);
+         p.push_back(one_flow(8, 17, 2e8).front());
+         return p;
+       }(),
+       true},
+      {"a group of two flows", two, one_flow(0, 16, 3e8), false},
+  };
+  for (const Case& k : cases) {
+    for (double delay : {0.0, 0.002, 0.006, 0.02}) {
+      INFO(k.name << ", second from " << delay << " s");
+      const ClaimProbe plain = claim_probe(c, k.first, k.second, delay, false, false);
+      const ClaimProbe claimed = claim_probe(c, k.first, k.second, delay, true, true);
+      CHECK(claimed.first_end == Approx(plain.first_end).epsilon(1e-9));
+      CHECK(claimed.second_end == Approx(plain.second_end).epsilon(1e-9));
+      // Timed together when they meet (the second starts before the first ends).
+      if (k.shared && delay < plain.first_end) CHECK(claimed.shared >= 1);
+      if (k.shared) CHECK(claimed.interruptions == 0);
+    }
   }
 }

@@ -76,3 +76,58 @@ TEST_CASE("link claims: claims coexist where their windows on a link do not over
   CHECK(after.woken == 0);
   CHECK(first.claim.registered);
 }
+
+TEST_CASE("link claims: two flows sharing one link are timed together by max-min",
+          "[link_claims]") {
+  LinkClaims links(4);
+  // x moves 1 unit at rate 1 over [0, 1) on links 0 and 1, then its next flow holds link 2
+  // over [1.2, 1.4); y moves 1 unit at rate 1 over [0.5, 1.5) on links 0 and 3. Link 0 carries
+  // 1: from 0.5 each gets 0.5.
+  Counted x({{0, 0.0, 1.0, 0, 0.0, 1.0, 1.0, 1.0},
+             {1, 0.0, 1.0, 0, 0.0, 1.0, 1.0, 1.0},
+             {2, 1.2, 1.4, 2, 1.2, 1.0, 1.0, 1.4}});
+  Counted y({{0, 0.5, 1.5, 0, 0.5, 1.0, 1.0, 1.5}, {3, 0.5, 1.5, 0, 0.5, 1.0, 1.0, 1.5}});
+  REQUIRE(links.try_claim(&x.claim, 0.0));
+  REQUIRE(links.try_claim(&y.claim, 0.5));
+  CHECK(links.shared() == 1);
+  // x has 0.5 left at 0.5, at rate 0.5: it arrives at 1.5; y has moved 0.5 by then and moves
+  // the rest alone, at rate 1: it arrives at 2.0. x's next flow moves by x's delay, 0.5.
+  CHECK(x.claim.uses[0].end == Approx(1.5));
+  CHECK(x.claim.uses[2].start == Approx(1.7));
+  CHECK(x.claim.uses[2].end == Approx(1.9));
+  CHECK(y.claim.uses[0].end == Approx(2.0));
+  CHECK(x.woken == 1);  // to wait for its new end
+  CHECK(x.claim.revisions == 1);
+  CHECK(y.woken == 0);
+  // Alone time against real time: x's arrival (alone 1.0) is at 1.5, y's (alone 1.5) at 2.0;
+  // halfway through sharing, each has run half as fast as alone.
+  CHECK(x.claim.to_real(1.0) == Approx(1.5));
+  CHECK(x.claim.to_real(1.4) == Approx(1.9));
+  CHECK(y.claim.to_real(1.5) == Approx(2.0));
+  CHECK(x.claim.to_alone(1.0) == Approx(0.75));
+  CHECK(y.claim.to_alone(1.0) == Approx(0.75));
+  // A third claim on the shared link while they share is refused (three flows): nothing moves.
+  Counted z({{0, 1.0, 1.2, 0, 1.0, 1.0, 1.0, 1.2}});
+  CHECK_FALSE(links.try_claim(&z.claim, 1.0));
+  CHECK(x.claim.uses[0].end == Approx(1.5));
+  CHECK(x.woken == 1);
+  // A flow on x's other link interrupts x and, as they still share, y at the same instant.
+  links.begin_flow({1}, 1.0);
+  CHECK(x.claim.interrupted_at == 1.0);
+  CHECK(y.claim.interrupted_at == 1.0);
+  CHECK(links.interruptions() == 2);
+}
+
+TEST_CASE("link claims: a flow capped below its fair share leaves the rest to the other",
+          "[link_claims]") {
+  LinkClaims links(2);
+  // On link 0 of bandwidth 1: x at 0.25 alone (its route's bottleneck elsewhere), y at 1.
+  Counted x({{0, 0.0, 4.0, 0, 0.0, 0.25, 1.0, 4.0}});
+  Counted y({{0, 0.0, 1.0, 0, 0.0, 1.0, 1.0, 1.0}});
+  REQUIRE(links.try_claim(&x.claim, 0.0));
+  REQUIRE(links.try_claim(&y.claim, 0.0));
+  // x keeps 0.25, y gets 0.75: y arrives at 4/3, x on time.
+  CHECK(y.claim.uses[0].end == Approx(4.0 / 3));
+  CHECK(x.claim.uses[0].end == Approx(4.0));
+  CHECK(x.woken == 0);
+}

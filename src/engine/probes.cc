@@ -78,25 +78,31 @@ std::vector<double> probe_phase_series(const ClusterSpec& cluster, int gpus,
 }
 
 ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<Phase>& first,
-                       const std::vector<Phase>& second, double delay, bool claimed) {
+                       const std::vector<Phase>& second, double delay, bool claimed,
+                       bool second_claimed) {
   ClaimProbe out;
   run_probe(cluster, gpus, [&](const Platform& platform) {
-    AloneSchedule alone;
-    const bool timable = alone_schedule(platform, first, &alone);
-    out.alone_s = timable ? alone.duration : -1;
-    sg4::Actor::create("second", platform.host(0), [&]() {
+    // Runs `phases` as a claim when asked and they have a closed form, else as flows.
+    const auto run = [&platform](const std::vector<Phase>& phases, bool as_claim) {
+      AloneSchedule alone;
+      const bool timable = alone_schedule(platform, phases, &alone);
+      Claim claim;
+      const sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+      claim.wake = [wake]() { wake->release(); };
+      if (!as_claim || !timable || !run_claimed(platform, phases, alone, &claim, wake, nullptr)) {
+        run_phases(platform, phases, nullptr);
+      }
+      return timable ? alone.duration : -1.0;
+    };
+    sg4::Actor::create("second", platform.host(0), [&, run]() {  // outlives this actor
       sg4::this_actor::sleep_for(delay);
-      run_phases(platform, second, nullptr);
+      run(second, second_claimed);
       out.second_end = sg4::Engine::get_clock();
     });
-    Claim claim;
-    const sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
-    claim.wake = [wake]() { wake->release(); };
-    if (!claimed || !timable || !run_claimed(platform, first, alone, &claim, wake, nullptr)) {
-      run_phases(platform, first, nullptr);
-    }
+    out.alone_s = run(first, claimed);
     out.first_end = sg4::Engine::get_clock();
     out.interruptions = platform.claims().interruptions();
+    out.shared = platform.claims().shared();
   });
   return out;
 }

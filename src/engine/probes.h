@@ -32,13 +32,16 @@ struct ClaimProbe {
   double second_end = 0;  // `second`, started `delay` seconds in, as plain flows
   double alone_s = 0;     // alone_schedule's duration of `first` (-1: its flows share links)
   long interruptions = 0;
+  long shared = 0;  // pairs of claims timed together
 };
 
 // Runs `first` from time 0 (as a claim when `claimed`, the way the engine's claimed runs do:
 // one wait, and what is left as flows once interrupted; else with run_phases) and, from
-// `delay` on, `second` with run_phases, each from its own actor, on GPUs [0, gpus).
+// `delay` on, `second` (as a claim too when `second_claimed`, else with run_phases), each from
+// its own actor, on GPUs [0, gpus).
 ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<Phase>& first,
-                       const std::vector<Phase>& second, double delay, bool claimed);
+                       const std::vector<Phase>& second, double delay, bool claimed,
+                       bool second_claimed = false);
 
 }  // namespace trident
 
