@@ -29,15 +29,9 @@ double isolated_double(const std::function<double()>& f) {
   }));
 }
 
-// A small SwiGLU MoE: 4 layers, hidden 2048, 32 experts of 1024, top-4, every layer MoE.
+// 32 experts of 1024, top-4, sequence 1024.
 Scenario flex_scenario(int nodes, int t, int p, int d, int ep, int etp) {
-  ModelSpec m = gpt_model(4, 2048, 16, 1024, 32000);
-  m.swiglu = true;
-  m.ffn_hidden_size = 5632;
-  m.num_experts = 32;
-  m.moe_router_topk = 4;
-  m.moe_ffn_hidden_size = 1024;
-  m.moe_layer_pattern.assign(m.num_layers, 1);
+  ModelSpec m = small_moe_model(32, 4, 1024, 1024);
   PlanSpec pl = plan(t, p, d, 1, 4, ScheduleKind::k1F1B);
   pl.expert_parallel = ep;
   pl.expert_tensor_parallel = etp;

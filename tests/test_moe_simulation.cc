@@ -45,15 +45,9 @@ double isolated_double(const std::function<double()>& f) {
   }));
 }
 
-// A small SwiGLU MoE: 4 layers, hidden 2048, 8 experts of 2048 with top-2 in every layer.
+// 8 experts of 2048, top-2, sequence 1024.
 Scenario moe_scenario(int nodes, int t, int p, int d, int ep) {
-  ModelSpec m = gpt_model(4, 2048, 16, 1024, 32000);
-  m.swiglu = true;
-  m.ffn_hidden_size = 5632;
-  m.num_experts = 8;
-  m.moe_router_topk = 2;
-  m.moe_ffn_hidden_size = 2048;
-  m.moe_layer_pattern.assign(m.num_layers, 1);
+  ModelSpec m = small_moe_model(8, 2, 2048, 1024);
   PlanSpec pl = plan(t, p, d, 1, 4, ScheduleKind::k1F1B);
   pl.expert_parallel = ep;
   pl.expert_tensor_parallel = t;

@@ -54,14 +54,16 @@ inline ModelSpec gpt_model(int layers, int hidden, int heads, int seq, long voca
   return m;
 }
 
-// A small SwiGLU MoE: 4 layers, hidden 2048, 16 experts of 2048, top-2 in every layer.
-inline ModelSpec small_moe_model() {
-  ModelSpec m = gpt_model(4, 2048, 16, 2048, 32000);
+// A small SwiGLU MoE: 4 layers, hidden 2048, `experts` experts of `expert_ffn`, top-`topk` in
+// every layer, sequence `seq`.
+inline ModelSpec small_moe_model(int experts = 16, int topk = 2, long expert_ffn = 2048,
+                                 int seq = 2048) {
+  ModelSpec m = gpt_model(4, 2048, 16, seq, 32000);
   m.swiglu = true;
   m.ffn_hidden_size = 5632;
-  m.num_experts = 16;
-  m.moe_router_topk = 2;
-  m.moe_ffn_hidden_size = 2048;
+  m.num_experts = experts;
+  m.moe_router_topk = topk;
+  m.moe_ffn_hidden_size = expert_ffn;
   m.moe_layer_pattern.assign(m.num_layers, 1);
   return m;
 }

@@ -242,28 +242,21 @@ void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse
 
 double wait_claim(const Platform& platform, Claim* claim, const sg4::SemaphorePtr& wake,
                   double until, std::uint64_t* activities) {
-  long taken = 0;  // wake-ups consumed: one per revision, and one for the interruption
-  const long before = claim->revisions;
-  const auto wakes = [claim, before]() {
-    return claim->revisions - before + (claim->interrupted_at >= 0 ? 1 : 0);
-  };
   for (;;) {
     const double now = sg4::Engine::get_clock();
     const long revisions = claim->revisions;
     if (activities) *activities += 1;
     const bool ran_out = wake->acquire_timeout(std::max(0.0, claim->to_real(until) - now));
-    if (!ran_out) ++taken;
-    if (claim->interrupted_at >= 0 &&
-        (!ran_out || claim->interrupted_at < sg4::Engine::get_clock())) {
-      for (; taken < wakes(); ++taken) wake->acquire();
-      return claim->to_alone(claim->interrupted_at);
-    }
+    const double t = sg4::Engine::get_clock();
+    const bool interrupted = claim->interrupted_at >= 0 && (!ran_out || claim->interrupted_at < t);
     // Ran out with no revision meanwhile, or with one that left less than SimGrid's precision
-    // (1 ns; its sleeps round up to it): done.
-    if (ran_out && (claim->revisions == revisions ||
-                    claim->to_real(until) - sg4::Engine::get_clock() < 1e-9)) {
-      // Wake-ups at the very instant it ran out are pending: take them.
-      for (; taken < wakes(); ++taken) wake->acquire();
+    // (1 ns; its sleeps round up to it).
+    const bool done =
+        ran_out && (claim->revisions == revisions || claim->to_real(until) - t < 1e-9);
+    if (interrupted || done) {
+      // Wake-ups at this very instant are pending: take them (only wake() releases `wake`).
+      while (!wake->would_block()) wake->acquire();
+      if (interrupted) return claim->to_alone(claim->interrupted_at);
       platform.claims().release(claim);
       return -1;
     }

@@ -112,9 +112,9 @@ bool LinkClaims::try_claim(Claim* c, double now) {
   for (const LinkUse& u : c->uses) {
     if (u.end > now && in_flight_[u.link] > 0) return false;
   }
-  // Overlaps are timed away pair by pair, earliest first; the claims retimed so far are kept
-  // as they were, to be put back if one overlap cannot be.
-  const std::vector<LinkUse> uses = c->uses;
+  // Overlaps are timed away pair by pair, earliest first; the claims retimed so far (c
+  // included) are kept as they were, to be put back if one overlap cannot be.
+  std::vector<LinkUse> uses;
   std::vector<Claim> before;
   std::vector<Claim*> retimed;
   for (;;) {
@@ -141,6 +141,7 @@ bool LinkClaims::try_claim(Claim* c, double now) {
     const bool shareable = fc >= 0 && fo >= 0;
     if (other == nullptr) break;
     if (shareable) {
+      if (retimed.empty()) uses = c->uses;
       if (std::find(retimed.begin(), retimed.end(), other) == retimed.end()) {
         retimed.push_back(other);
         before.push_back(*other);
@@ -152,7 +153,7 @@ bool LinkClaims::try_claim(Claim* c, double now) {
       retimed[i]->warps = std::move(before[i].warps);
       retimed[i]->partners = std::move(before[i].partners);
     }
-    c->uses = uses;
+    if (!retimed.empty()) c->uses = std::move(uses);
     c->warps.clear();
     c->partners.clear();
     return false;

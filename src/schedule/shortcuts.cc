@@ -182,8 +182,9 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   s.claimed_runs =
       on("pipeline transfers, and passes of compute and TP collectives, whose flows find their "
          "links free are timed in closed form (a flow alone on its route gets the route's "
-         "bandwidth); a flow or another claim reaching those links before their windows end "
-         "turns what is left back into flows at that instant");
+         "bandwidth); two such runs meeting through one flow each are timed together (max-min "
+         "between two flows); a flow or any other overlap reaching those links before their "
+         "windows end turns what is left back into flows at that instant");
   return s;
 }
 

@@ -58,8 +58,9 @@ struct Shortcuts {
   // (schedule/all_to_all_shortcut.h).
   Shortcut nic_all_to_all;
   // Pipeline transfers and passes of compute and TP collectives whose flows find their links
-  // free run as one closed-form wait (platform/link_claims.h); a flow or claim reaching those
-  // links before their windows end turns what is left back into flows at that instant.
+  // free run as one closed-form wait (platform/link_claims.h), two meeting through one flow
+  // each timed together; a flow or any other overlap reaching those links before their
+  // windows end turns what is left back into flows at that instant.
   Shortcut claimed_runs;
 
   // Data-parallel replicas simulated per stage: `replicas` with one_replica, else plan.data (each
