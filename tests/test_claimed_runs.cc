@@ -190,3 +190,36 @@ TEST_CASE("claimed runs: two claims sharing one link end when their flows would"
     }
   }
 }
+
+TEST_CASE("claimed runs: a flow on a link the claim needs later only stops it if still there",
+          "[claims]") {
+  const ClusterSpec c = a100_cluster(3);
+  // Two hops in sequence: GPU 2 -> node 1 (20 ms at 25 GB/s), then GPU 0 -> node 2 through
+  // GPU 0's NIC, which the plain flow 0 -> 8 also leaves by.
+  std::vector<Phase> hops = one_flow(2, 10, 5e8);
+  hops.push_back(one_flow(0, 16, 5e8).front());
+  struct Case {
+    const char* name;
+    bool plain_first;  // the plain flow starts first (in flight when the run claims), or later
+    double bytes;      // of the plain flow: 8 ms or 40 ms
+    long interruptions;
+  };
+  const Case cases[] = {
+      {"in flight at the claim, gone when its hop starts", true, 2e8, 0},
+      {"in flight at the claim and when its hop starts", true, 1e9, 1},
+      {"starting during the first hop, gone before the second", false, 1e8, 0},
+      {"starting during the first hop, still there at the second", false, 1e9, 1},
+  };
+  for (const Case& k : cases) {
+    INFO(k.name);
+    const std::vector<Phase> plain_flow = one_flow(0, 8, k.bytes);
+    const std::vector<Phase>& first = k.plain_first ? plain_flow : hops;
+    const std::vector<Phase>& second = k.plain_first ? hops : plain_flow;
+    const double delay = k.plain_first ? 0.001 : 0.005;
+    const ClaimProbe plain = claim_probe(c, first, second, delay, false, false);
+    const ClaimProbe claimed = claim_probe(c, first, second, delay, !k.plain_first, k.plain_first);
+    CHECK(claimed.first_end == Approx(plain.first_end).epsilon(1e-9));
+    CHECK(claimed.second_end == Approx(plain.second_end).epsilon(1e-9));
+    CHECK(claimed.interruptions == k.interruptions);
+  }
+}

@@ -1,7 +1,9 @@
 // The links' bookkeeping of claimed runs (platform/link_claims): a flow in flight refuses a
-// claim, a flow that starts interrupts the claims whose windows on its links are still open,
-// and claims whose windows on a link do not overlap coexist.
+// claim whose window on its link is open and has one that opens later checked then, a flow
+// that starts interrupts the claims whose windows on its links are open, and claims whose
+// windows on a link do not overlap coexist.
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "platform/link_claims.h"
 
@@ -21,7 +23,8 @@ struct Counted {
 
 }  // namespace
 
-TEST_CASE("link claims: a flow in flight refuses a claim until it ends", "[link_claims]") {
+TEST_CASE("link claims: a flow in flight refuses a claim whose window on its link is open",
+          "[link_claims]") {
   LinkClaims links(4);
   links.begin_flow({1, 2}, 0.0);
   Counted c({{2, 0.5, 1.0}});
@@ -30,27 +33,67 @@ TEST_CASE("link claims: a flow in flight refuses a claim until it ends", "[link_
   links.end_flow({1, 2});
   CHECK(links.try_claim(&c.claim, 0.5));
   CHECK(c.claim.registered);
+  CHECK(c.claim.check_at == std::numeric_limits<double>::infinity());
   // A window that has ended by now does not count against a flow in flight.
   Counted past({{3, 0.0, 1.0}});
   links.begin_flow({3}, 2.0);
   CHECK(links.try_claim(&past.claim, 2.0));
 }
 
-TEST_CASE("link claims: a new flow interrupts the claims still open on its links",
+TEST_CASE("link claims: a window opening later on a busy link is checked when it opens",
           "[link_claims]") {
+  LinkClaims links(3);
+  links.begin_flow({0}, 0.0);
+  // Its windows on link 0 open at 2 and 5: the flow does not touch it before.
+  Counted stays({{1, 1.0, 2.0}, {0, 2.0, 3.0}, {0, 5.0, 6.0}});
+  Counted stops({{2, 1.0, 2.0}, {0, 4.0, 4.5}});
+  REQUIRE(links.try_claim(&stays.claim, 1.0));
+  CHECK(stays.claim.check_at == 2.0);
+  // Checked before the window opens: nothing to do yet.
+  links.check(&stays.claim, 1.5);
+  CHECK(stays.claim.registered);
+  CHECK(stays.claim.check_at == 2.0);
+  links.end_flow({0});
+  // The flow arrived before the window opened: the claim stands, with nothing left to check.
+  links.check(&stays.claim, 2.0);
+  CHECK(stays.claim.registered);
+  CHECK(stays.claim.interrupted_at == -1);
+  CHECK(stays.claim.check_at == std::numeric_limits<double>::infinity());
+  // Another flow starts on link 0 between stays's windows there: stays checks again at 5,
+  // woken to wait for that, and `stops` (link 0 from 4) at 4.
+  links.begin_flow({0}, 3.5);
+  REQUIRE(links.try_claim(&stops.claim, 3.5));
+  CHECK(stops.claim.check_at == 4.0);
+  CHECK(stays.woken == 1);
+  CHECK(stays.claim.check_at == 5.0);
+  CHECK(stays.claim.registered);
+  // Still in flight when stops's window opens: stops is interrupted there.
+  links.check(&stops.claim, 4.0);
+  CHECK_FALSE(stops.claim.registered);
+  CHECK(stops.claim.interrupted_at == 4.0);
+  CHECK(stops.woken == 1);
+  CHECK(links.interruptions() == 1);
+}
+
+TEST_CASE("link claims: a new flow interrupts the claims open on its links", "[link_claims]") {
   LinkClaims links(4);
-  Counted open({{0, 1.0, 2.0}, {1, 1.0, 2.0}});
-  Counted ended({{0, 0.0, 0.5}, {2, 3.0, 4.0}});
+  Counted open({{0, 0.5, 2.0}, {1, 1.0, 2.0}});
+  Counted later({{2, 1.0, 2.0}, {0, 2.0, 3.0}});
+  Counted ended({{0, 0.0, 0.25}, {2, 3.0, 4.0}});
   Counted elsewhere({{3, 0.0, 9.0}});
   REQUIRE(links.try_claim(&open.claim, 0.0));
   REQUIRE(links.try_claim(&ended.claim, 0.0));
   REQUIRE(links.try_claim(&elsewhere.claim, 0.0));
+  REQUIRE(links.try_claim(&later.claim, 0.25));
   links.begin_flow({0}, 0.75);
-  // Its window on link 0 is yet to come: the flow may still be there then.
   CHECK(open.woken == 1);
   CHECK(open.claim.interrupted_at == 0.75);
   CHECK_FALSE(open.claim.registered);
-  CHECK(ended.woken == 0);  // its window on link 0 ended at 0.5
+  // Its window on link 0 is yet to come: woken to check at 2 whether the flow is still there.
+  CHECK(later.woken == 1);
+  CHECK(later.claim.registered);
+  CHECK(later.claim.check_at == 2.0);
+  CHECK(ended.woken == 0);  // its window on link 0 ended at 0.25
   CHECK(elsewhere.woken == 0);
   CHECK(links.interruptions() == 1);
   // An interrupted claim is off every link: a flow on its other link finds nothing to wake.

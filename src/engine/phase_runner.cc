@@ -242,21 +242,37 @@ void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse
 
 double wait_claim(const Platform& platform, Claim* claim, const sg4::SemaphorePtr& wake,
                   double until, std::uint64_t* activities) {
+  // Wake-ups at this very instant are pending: take them (only wake() releases `wake`).
+  const auto drain = [&wake]() {
+    while (!wake->would_block()) wake->acquire();
+  };
   for (;;) {
     const double now = sg4::Engine::get_clock();
     const long revisions = claim->revisions;
     if (activities) *activities += 1;
-    const bool ran_out = wake->acquire_timeout(std::max(0.0, claim->to_real(until) - now));
+    const double end = claim->to_real(until);
+    // Up to the next check, or to the end.
+    const bool to_check = claim->check_at < end;
+    const bool ran_out =
+        wake->acquire_timeout(std::max(0.0, (to_check ? claim->check_at : end) - now));
     const double t = sg4::Engine::get_clock();
-    const bool interrupted = claim->interrupted_at >= 0 && (!ran_out || claim->interrupted_at < t);
+    // Interrupted before the end (at the very instant it ends, it ran out first).
+    if (claim->interrupted_at >= 0 && (!ran_out || to_check || claim->interrupted_at < t)) {
+      drain();
+      return claim->to_alone(claim->interrupted_at);
+    }
+    if (ran_out && to_check) {
+      // A window of the claim opens on a link that carried a flow: the claim stands if the
+      // flow has arrived, else it stops here (check interrupts it).
+      platform.claims().check(claim, t);
+      if (claim->interrupted_at < 0) continue;
+      drain();
+      return claim->to_alone(t);
+    }
     // Ran out with no revision meanwhile, or with one that left less than SimGrid's precision
     // (1 ns; its sleeps round up to it).
-    const bool done =
-        ran_out && (claim->revisions == revisions || claim->to_real(until) - t < 1e-9);
-    if (interrupted || done) {
-      // Wake-ups at this very instant are pending: take them (only wake() releases `wake`).
-      while (!wake->would_block()) wake->acquire();
-      if (interrupted) return claim->to_alone(claim->interrupted_at);
+    if (ran_out && (claim->revisions == revisions || claim->to_real(until) - t < 1e-9)) {
+      drain();
       platform.claims().release(claim);
       return -1;
     }

@@ -6,10 +6,16 @@
 namespace trident {
 namespace {
 
-// True when one of c's windows on `link` is still open at `now`.
-bool open_on(const Claim& c, int link, double now) {
-  return std::any_of(c.uses.begin(), c.uses.end(),
-                     [&](const LinkUse& u) { return u.link == link && u.end > now; });
+// True when one of c's windows on `link` is open at `now`; lowers *next to the start of each
+// that opens later.
+bool open_on(const Claim& c, int link, double now, double* next) {
+  bool open = false;
+  for (const LinkUse& u : c.uses) {
+    if (u.link != link || u.end <= now) continue;
+    if (u.start <= now) open = true;
+    *next = std::min(*next, u.start);
+  }
+  return open;
 }
 
 bool overlap(const LinkUse& a, const LinkUse& b) {
@@ -96,7 +102,16 @@ void LinkClaims::begin_flow(const std::vector<int>& links, double now) {
     // Copy: interrupting unregisters from this very list.
     const std::vector<Claim*> on_link = claims_[l];
     for (Claim* c : on_link) {
-      if (c->registered && open_on(*c, l, now)) interrupt(c, now);
+      if (!c->registered) continue;
+      double next = std::numeric_limits<double>::infinity();
+      if (open_on(*c, l, now, &next)) {
+        interrupt(c, now);
+      } else if (next < c->check_at) {
+        // Its window here opens later: if this flow is still in flight then, the claim stops.
+        c->check_at = next;
+        ++c->revisions;
+        if (c->wake) c->wake();
+      }
     }
   }
 }
@@ -107,10 +122,11 @@ void LinkClaims::end_flow(const std::vector<int>& links) {
 
 bool LinkClaims::try_claim(Claim* c, double now) {
   c->interrupted_at = -1;
+  c->check_at = std::numeric_limits<double>::infinity();
   c->warps.clear();
   c->partners.clear();
   for (const LinkUse& u : c->uses) {
-    if (u.end > now && in_flight_[u.link] > 0) return false;
+    if (u.start <= now && u.end > now && in_flight_[u.link] > 0) return false;
   }
   // Overlaps are timed away pair by pair, earliest first; the claims retimed so far (c
   // included) are kept as they were, to be put back if one overlap cannot be.
@@ -159,6 +175,7 @@ bool LinkClaims::try_claim(Claim* c, double now) {
     return false;
   }
   register_claim(c);
+  next_check(c, now);
   for (size_t i = 0; i < retimed.size(); ++i) {
     if (claim_end(*retimed[i]) > claim_end(before[i])) {
       ++retimed[i]->revisions;
@@ -227,6 +244,23 @@ bool LinkClaims::overlaps_others(const std::vector<LinkUse>& uses, const Claim* 
     }
   }
   return false;
+}
+
+void LinkClaims::next_check(Claim* c, double now) const {
+  c->check_at = std::numeric_limits<double>::infinity();
+  for (const LinkUse& u : c->uses) {
+    if (u.start > now && in_flight_[u.link] > 0) c->check_at = std::min(c->check_at, u.start);
+  }
+}
+
+void LinkClaims::check(Claim* c, double now) {
+  for (const LinkUse& u : c->uses) {
+    if (u.start <= now && u.end > now && in_flight_[u.link] > 0) {
+      interrupt(c, now);
+      return;
+    }
+  }
+  next_check(c, now);
 }
 
 void LinkClaims::register_claim(Claim* c) {

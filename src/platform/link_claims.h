@@ -6,14 +6,17 @@
 // from the end of its latency on, so its arrival is latency + size / bandwidth. Two claims
 // whose only overlap is one flow each on the links those flows share are timed together in
 // closed form instead (max-min between two flows: LinkClaims::try_claim), each run slowed
-// where the two share. Whatever else would break that (a flow starting on a claimed link
-// before the claim's window there ends, or any other overlap of claims) interrupts the claim
-// at that instant, and the claims timed with it; their actors then run what is left as flows
-// (engine/claimed_runs.cc).
+// where the two share. A flow in flight on a link whose window has not begun does not touch
+// the claim until it does: the claim is checked when that window begins (LinkClaims::check)
+// and stands if the flow has arrived by then. Whatever else would break it (a flow in flight
+// on a claimed link while the claim's window there is open, or any other overlap of claims)
+// interrupts the claim at that instant, and the claims timed with it; their actors then run
+// what is left as flows (engine/claimed_runs.cc).
 #ifndef TRIDENT_PLATFORM_LINK_CLAIMS_H_
 #define TRIDENT_PLATFORM_LINK_CLAIMS_H_
 
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace trident {
@@ -42,12 +45,15 @@ struct Warp {
 // One actor's closed-form run of flows. Times in `uses` are real; the actor plans in its run's
 // alone time, which `warps` map to real time. `wake` is called (from another actor) when the
 // claim is interrupted (`interrupted_at` then holds the instant) or revised (`revisions`
-// counts up; its end moved later).
+// counts up; its end moved later, or its `check_at` earlier).
 struct Claim {
   std::vector<LinkUse> uses;
   std::vector<Warp> warps;  // in time order, disjoint
   std::function<void()> wake;
   double interrupted_at = -1;
+  // When to call LinkClaims::check (real time; infinity: never): no later than the first start
+  // of a window on a link that carried a flow in flight when the claim last looked.
+  double check_at = std::numeric_limits<double>::infinity();
   long revisions = 0;
   bool registered = false;
   // Claims timed together with this one: a flow of each shares links until `until`.
@@ -69,13 +75,15 @@ class LinkClaims {
   explicit LinkClaims(int links = 0) : in_flight_(links, 0), claims_(links) {}
 
   // Counts flows now in flight on `links`; interrupts every claim with a window on one of them
-  // that has not ended by `now`.
+  // open at `now`, and has a claim whose window on one of them opens later check then (its
+  // check_at moves earlier and it is woken).
   void begin_flow(const std::vector<int>& links, double now);
   // The flows counted by begin_flow on `links` have arrived. Requires a matching begin_flow.
   void end_flow(const std::vector<int>& links);
 
   // Registers *c (its uses set in alone time, from `now`; warps, partners and interrupted_at
-  // reset) and returns true when none of its links carries a flow in flight and either no
+  // reset) and returns true when no link carries a flow in flight while c's window on it is
+  // open at `now` (one that opens later is checked then: check_at) and either no
   // other claim's window overlaps one of its windows on the same link, or all overlaps are
   // between one flow of *c and one flow of one other claim (both with flow ids, the other not
   // yet timed with a claim on a window this would move) and, timed together, neither run
@@ -85,6 +93,10 @@ class LinkClaims {
   // claim is woken to wait for its new end. Otherwise returns false, leaving *c unregistered
   // (its actor runs flows, whose begin_flow interrupts the claims they meet).
   bool try_claim(Claim* c, double now);
+  // Interrupts *c (registered) at `now` when a flow is in flight on a link one of its windows
+  // holds open at `now`; else sets c->check_at to the next start of a window on a link that
+  // carries a flow in flight (infinity when none). Its actor calls this at c->check_at.
+  void check(Claim* c, double now);
   // Unregisters *c (a no-op when it was interrupted or never registered).
   void release(Claim* c);
 
@@ -97,6 +109,8 @@ class LinkClaims {
   void interrupt(Claim* c, double now);
   void unregister(Claim* c);
   void register_claim(Claim* c);
+  // Sets c->check_at: the first start after `now` of a window on a link with a flow in flight.
+  void next_check(Claim* c, double now) const;
   // True when a window of `uses` (a's, retimed) overlaps one of a registered claim other than
   // `a` and `b` that is not timed with it.
   bool overlaps_others(const std::vector<LinkUse>& uses, const Claim* a, const Claim* b) const;
