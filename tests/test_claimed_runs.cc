@@ -19,18 +19,20 @@ namespace {
 
 ClaimProbe claim_probe(const ClusterSpec& c, const std::vector<Phase>& first,
                        const std::vector<Phase>& second, double delay, bool claimed,
-                       bool second_claimed = false) {
+                       bool second_claimed = false, const std::vector<Phase>& third = {},
+                       double third_delay = 0) {
   const std::string text = run_isolated([&]() {
-    const ClaimProbe p = probe_claim(c, 24, first, second, delay, claimed, second_claimed);
+    const ClaimProbe p =
+        probe_claim(c, 24, first, second, delay, claimed, second_claimed, third, third_delay);
     std::ostringstream out;
     out.precision(17);
-    out << p.first_end << " " << p.second_end << " " << p.alone_s << " " << p.interruptions << " "
-        << p.shared;
+    out << p.first_end << " " << p.second_end << " " << p.third_end << " " << p.alone_s << " "
+        << p.interruptions << " " << p.shared;
     return out.str();
   });
   std::istringstream in(text);
   ClaimProbe p;
-  in >> p.first_end >> p.second_end >> p.alone_s >> p.interruptions >> p.shared;
+  in >> p.first_end >> p.second_end >> p.third_end >> p.alone_s >> p.interruptions >> p.shared;
   return p;
 }
 
@@ -125,20 +127,23 @@ TEST_CASE("claimed runs: fast fidelity takes them, and agrees with full on the G
     const char* name;
     int t, p, d;
     bool neighbours_in_node;
+    bool sequence_parallel;
   };
-  // Interleaved, sequence-parallel steps whose TP collectives meet pipeline transfers: t = 16
-  // across two nodes (mirrored TP through the NICs the transfers use) and pipeline neighbours
-  // in one node (NVLink shared with the TP rings).
+  // Interleaved steps whose TP collectives meet pipeline transfers: t = 16 across two nodes
+  // (mirrored TP through the NICs the transfers use), with sequence parallelism and without
+  // (all-reduces beside weight-gradient GEMMs timed together with transfers), and pipeline
+  // neighbours in one node (NVLink shared with the TP rings).
   const Case cases[] = {
-      {"t = 16 over two nodes", 16, 2, 2, false},
-      {"pipeline neighbours in one node", 4, 4, 2, true},
+      {"t = 16 over two nodes", 16, 2, 2, false, true},
+      {"pipeline neighbours in one node", 4, 4, 2, true, true},
+      {"t = 16 over two nodes, no sequence parallelism", 16, 2, 2, false, false},
   };
   for (const Case& k : cases) {
     INFO(k.name);
     Scenario sc = scenario(a100_cluster(4), gpt_model(8, 2048, 16, 1024, 32000),
                            plan(k.t, k.p, k.d, 1, 8, ScheduleKind::kInterleaved1F1B));
     sc.plan.virtual_stages = 2;
-    sc.plan.sequence_parallel = true;
+    sc.plan.sequence_parallel = k.sequence_parallel;
     sc.plan.distributed_optimizer = true;
     sc.plan.overlap_grad_reduce = true;
     sc.plan.grad_bucket_size = 20000000;
@@ -221,5 +226,25 @@ TEST_CASE("claimed runs: a flow on a link the claim needs later only stops it if
     CHECK(claimed.first_end == Approx(plain.first_end).epsilon(1e-9));
     CHECK(claimed.second_end == Approx(plain.second_end).epsilon(1e-9));
     CHECK(claimed.interruptions == k.interruptions);
+  }
+}
+
+TEST_CASE("claimed runs: claims timed together and stopped by a third flow end as flows would",
+          "[claims]") {
+  const ClusterSpec c = a100_cluster(3);
+  // Two claims share GPU 0's NIC (0 -> 8 and 0 -> 16), then a plain flow 0 -> 9 starts on it
+  // while they share: both go on as flows, which pay their latency again while moving at half
+  // the NIC before the third joins.
+  const std::vector<Phase> first = one_flow(0, 8, 1e9), second = one_flow(0, 16, 3e8);
+  const std::vector<Phase> third = one_flow(0, 9, 2e8);
+  for (double at : {0.004, 0.01, 0.02}) {
+    INFO("third from " << at << " s");
+    const ClaimProbe plain = claim_probe(c, first, second, 0.001, false, false, third, at);
+    const ClaimProbe claimed = claim_probe(c, first, second, 0.001, true, true, third, at);
+    CHECK(claimed.shared >= 1);
+    CHECK(claimed.interruptions == 2);
+    CHECK(claimed.first_end == Approx(plain.first_end).epsilon(1e-9));
+    CHECK(claimed.second_end == Approx(plain.second_end).epsilon(1e-9));
+    CHECK(claimed.third_end == Approx(plain.third_end).epsilon(1e-9));
   }
 }

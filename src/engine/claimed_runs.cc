@@ -116,7 +116,7 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
       if (st.phases != nullptr && st.alone == nullptr) break;
       t += st.compute;
       comm_at.push_back(t);
-      if (st.phases != nullptr) add_claim_windows(*st.alone, t, &a.claim.uses, st.overlap <= 0);
+      if (st.phases != nullptr) add_claim_windows(*st.alone, t, &a.claim.uses, st.overlap);
       t += st.span();
     }
     const bool claimed =
@@ -163,12 +163,14 @@ double StepSimulation::run_claimed_pass(ActorState& a, const Pass& pass, int mb,
           break;
         }
         if (at < ce) {
-          // In its collective: what is left of it as flows, beside what is left of the GEMM.
+          // In its collective: what is left of it as flows, beside what is left of the GEMM
+          // (which ran in real time from the collective's start: shares slow flows only).
           const double elapsed = at - cs;
+          const double gemm_left = st.overlap - (sg4::Engine::get_clock() - real(cs));
           sg4::ExecPtr overlap;
-          if (st.overlap > elapsed) {
+          if (gemm_left > 0) {
             ++activities_;
-            overlap = sg4::this_actor::exec_async((st.overlap - elapsed) * host_speed_);
+            overlap = sg4::this_actor::exec_async(gemm_left * host_speed_);
           }
           double comm_end = real(cs + st.comm_s());
           if (elapsed < st.comm_s()) {

@@ -208,7 +208,10 @@ void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
       if (elapsed >= f.end) continue;
       const double latency_left = std::max(0.0, f.start + f.latency - elapsed);
       const double bytes_left = f.size - std::max(0.0, elapsed - f.start - f.latency) * f.rate;
-      const double size = bytes_left - (f.latency - latency_left) * f.rate;
+      // The new flow pays its latency again: less what the flow moves meanwhile, at the rate
+      // it has then (a share of its rate alone while a claim timed with it slows it).
+      const double pace = claim != nullptr ? claim->pace(now + latency_left) : 1;
+      const double size = bytes_left - (f.latency - latency_left) * f.rate * pace;
       if (size < 1) {
         resid_end = std::max(resid_end, real(f.end));
       } else {
@@ -225,16 +228,23 @@ void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
 }
 
 void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse>* uses,
-                       bool shareable) {
-  for (const TimedGroup& g : s.groups) {
-    const bool one = shareable && g.end_flow == g.first_flow + 1;
+                       double beside) {
+  for (size_t n = 0; n < s.groups.size(); ++n) {
+    const TimedGroup& g = s.groups[n];
+    const bool last = n + 1 == s.groups.size();
+    // A GEMM beside the flows ends the run no earlier than its end: as a floor of the last
+    // group, less what follows that group (floors and waits, no flows). A flow of an earlier
+    // group is not slowed in closed form then (the GEMM would absorb part of its delay).
+    const double group_end = std::max(g.flows_end, g.floor_end);
+    const double gemm_floor = last ? beside - (s.duration - group_end) : 0;
+    const bool one = (beside <= 0 || last) && g.end_flow == g.first_flow + 1;
     for (size_t k = g.first_flow; k < g.end_flow; ++k) {
       const TimedFlow& f = s.flows[k];
       const int id = one ? static_cast<int>(uses->size()) : -1;
       for (size_t i = 0; i < f.links->size(); ++i) {
         uses->push_back({(*f.links)[i], start + f.start, start + f.end, id,
                          start + f.start + f.latency, f.rate, (*f.link_bandwidth)[i],
-                         start + std::max(f.end, g.floor_end)});
+                         start + std::max({f.end, g.floor_end, gemm_floor})});
       }
     }
   }

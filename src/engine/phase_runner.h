@@ -68,12 +68,14 @@ void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
                      const AloneSchedule& schedule, double elapsed, std::uint64_t* activities,
                      const Claim* claim = nullptr);
 
-// Appends to *uses the windows the flows of `s`, run from `start`, hold their links. With
-// `shareable`, a flow alone in its group whose arrival ends the group gets a flow id, so that
-// a claim sharing its links may slow it (LinkClaims::try_claim); else, and for every other flow,
-// none (pass false when anything not on a link runs beside the flows, e.g. a GEMM).
+// Appends to *uses the windows the flows of `s`, run from `start`, hold their links. A flow
+// alone in its group gets a flow id, so that a claim sharing its links may slow it
+// (LinkClaims::try_claim); other flows get none. `beside`: seconds of compute that run from
+// `start` beside the flows (a weight-gradient GEMM), 0 for none; the run then ends no earlier
+// than the GEMM, which the last group's end (LinkUse::group_end) carries, and only a flow of
+// that group gets an id.
 void add_claim_windows(const AloneSchedule& s, double start, std::vector<LinkUse>* uses,
-                       bool shareable = true);
+                       double beside = 0);
 
 // Runs `phases` (alone: their alone_schedule) as a claim from now when their links are free
 // (LinkClaims::try_claim with the schedule's windows): one wait, and once interrupted what is

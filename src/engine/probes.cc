@@ -79,7 +79,7 @@ std::vector<double> probe_phase_series(const ClusterSpec& cluster, int gpus,
 
 ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<Phase>& first,
                        const std::vector<Phase>& second, double delay, bool claimed,
-                       bool second_claimed) {
+                       bool second_claimed, const std::vector<Phase>& third, double third_delay) {
   ClaimProbe out;
   run_probe(cluster, gpus, [&](const Platform& platform) {
     // Runs `phases` as a claim when asked and they have a closed form, else as flows.
@@ -94,15 +94,28 @@ ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<P
       }
       return timable ? alone.duration : -1.0;
     };
-    sg4::Actor::create("second", platform.host(0), [&, run]() {  // outlives this actor
+    // Counts what the claims did once every run has ended.
+    const auto tally = [&]() {
+      out.interruptions = platform.claims().interruptions();
+      out.shared = platform.claims().shared();
+    };
+    sg4::Actor::create("second", platform.host(0), [&, run, tally]() {  // outlives this actor
       sg4::this_actor::sleep_for(delay);
       run(second, second_claimed);
       out.second_end = sg4::Engine::get_clock();
+      tally();
     });
+    if (!third.empty()) {
+      sg4::Actor::create("third", platform.host(0), [&, run, tally]() {
+        sg4::this_actor::sleep_for(third_delay);
+        run(third, false);
+        out.third_end = sg4::Engine::get_clock();
+        tally();
+      });
+    }
     out.alone_s = run(first, claimed);
     out.first_end = sg4::Engine::get_clock();
-    out.interruptions = platform.claims().interruptions();
-    out.shared = platform.claims().shared();
+    tally();
   });
   return out;
 }

@@ -29,19 +29,22 @@ std::vector<double> probe_phase_series(const ClusterSpec& cluster, int gpus,
 // When two runs of phases that share links end (claimed_runs, platform/link_claims.h).
 struct ClaimProbe {
   double first_end = 0;   // the claimed (or plain) run of `first`, from time 0
-  double second_end = 0;  // `second`, started `delay` seconds in, as plain flows
+  double second_end = 0;  // `second`, started `delay` seconds in
+  double third_end = 0;   // `third`, when given
   double alone_s = 0;     // alone_schedule's duration of `first` (-1: its flows share links)
   long interruptions = 0;
   long shared = 0;  // pairs of claims timed together
 };
 
 // Runs `first` from time 0 (as a claim when `claimed`, the way the engine's claimed runs do:
-// one wait, and what is left as flows once interrupted; else with run_phases) and, from
-// `delay` on, `second` (as a claim too when `second_claimed`, else with run_phases), each from
-// its own actor, on GPUs [0, gpus).
+// one wait, and what is left as flows once interrupted; else with run_phases), from `delay`
+// on `second` (as a claim too when `second_claimed`, else with run_phases) and, when not
+// empty, from `third_delay` on `third` (with run_phases), each from its own actor, on GPUs
+// [0, gpus).
 ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<Phase>& first,
                        const std::vector<Phase>& second, double delay, bool claimed,
-                       bool second_claimed = false);
+                       bool second_claimed = false, const std::vector<Phase>& third = {},
+                       double third_delay = 0);
 
 }  // namespace trident
 

@@ -86,6 +86,14 @@ double Claim::to_alone(double real) const {
   return a;
 }
 
+double Claim::pace(double real) const {
+  for (const Warp& w : warps) {
+    if (real < w.r0) break;
+    if (real < w.r1) return (w.a1 - w.a0) / (w.r1 - w.r0);
+  }
+  return 1;
+}
+
 double Claim::to_real(double alone) const {
   double r = alone;
   for (const Warp& w : warps) {

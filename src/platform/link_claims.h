@@ -67,6 +67,9 @@ struct Claim {
   // Returns the alone time at real time `real`, and the inverse.
   double to_alone(double real) const;
   double to_real(double alone) const;
+  // Returns the alone seconds the run advances per real second at real time `real` (1 outside
+  // warps; a slowed flow's share of its rate alone inside its warp).
+  double pace(double real) const;
 };
 
 class LinkClaims {
