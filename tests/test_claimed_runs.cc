@@ -20,10 +20,10 @@ namespace {
 ClaimProbe claim_probe(const ClusterSpec& c, const std::vector<Phase>& first,
                        const std::vector<Phase>& second, double delay, bool claimed,
                        bool second_claimed = false, const std::vector<Phase>& third = {},
-                       double third_delay = 0) {
+                       double third_delay = 0, bool third_claimed = false) {
   const std::string text = run_isolated([&]() {
-    const ClaimProbe p =
-        probe_claim(c, 24, first, second, delay, claimed, second_claimed, third, third_delay);
+    const ClaimProbe p = probe_claim(c, 24, first, second, delay, claimed, second_claimed, third,
+                                     third_delay, third_claimed);
     std::ostringstream out;
     out.precision(17);
     out << p.first_end << " " << p.second_end << " " << p.third_end << " " << p.alone_s << " "
@@ -247,4 +247,66 @@ TEST_CASE("claimed runs: claims timed together and stopped by a third flow end a
     CHECK(claimed.second_end == Approx(plain.second_end).epsilon(1e-9));
     CHECK(claimed.third_end == Approx(plain.third_end).epsilon(1e-9));
   }
+}
+
+TEST_CASE("claimed runs: three claims meeting on one link end when their flows would", "[claims]") {
+  const ClusterSpec c = a100_cluster(3);
+  // All three leave GPU 0 through its NIC; the third joins while the first two share it, and
+  // the three then split it max-min, a third each, until one arrives. The third then leaves
+  // by two hops (GPU 0 -> node 1, node 1 -> node 2), its second hop on other links.
+  const std::vector<Phase> first = one_flow(0, 8, 1e9), second = one_flow(0, 16, 3e8);
+  std::vector<Phase> hops = one_flow(0, 9, 2e8);
+  hops.push_back(one_flow(9, 18, 1e8).front());
+  for (double at : {0.0005, 0.004, 0.01, 0.03}) {
+    INFO("third from " << at << " s");
+    const ClaimProbe plain = claim_probe(c, first, second, 0.001, false, false, hops, at, false);
+    const ClaimProbe claimed = claim_probe(c, first, second, 0.001, true, true, hops, at, true);
+    CHECK(claimed.interruptions == 0);
+    CHECK(claimed.shared >= 2);
+    CHECK(claimed.first_end == Approx(plain.first_end).epsilon(1e-9));
+    CHECK(claimed.second_end == Approx(plain.second_end).epsilon(1e-9));
+    CHECK(claimed.third_end == Approx(plain.third_end).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("claimed runs: random meetings of three claimed runs end as flows would", "[claims]") {
+  // Runs of one to three hops (some with closed-form floors, some followed by a floor alone)
+  // from GPUs 0-3, which meet on those GPUs' NICs two or three at a time: timed together in
+  // closed form, refused, or interrupted, each run ends when plain flows do.
+  const ClusterSpec c = a100_cluster(3);
+  unsigned seed = 12345;
+  const auto rnd = [&seed](int n) {
+    seed = seed * 1103515245u + 12345u;
+    return static_cast<int>((seed >> 16) % n);
+  };
+  long shared = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    std::vector<std::vector<Phase>> runs(3);
+    for (std::vector<Phase>& r : runs) {
+      int src = rnd(4);
+      for (int hops = 1 + rnd(3); hops > 0; --hops) {
+        int dst = rnd(24);
+        if (dst / 8 == src / 8) dst = (dst + 8) % 24;
+        r.push_back(one_flow(src, dst, 1e7 * (1 + rnd(30))).front());
+        if (rnd(2)) r.back().floor_s = 1e-4 * (1 + rnd(20));
+        if (rnd(3) == 0) {
+          Phase floor_only;
+          floor_only.floor_s = 1e-4 * (1 + rnd(10));
+          r.push_back(floor_only);
+        }
+        src = rnd(2) ? dst : rnd(4);
+      }
+    }
+    const double second = 1e-4 * rnd(100), third = 1e-4 * rnd(100);
+    INFO("trial " << trial);
+    const ClaimProbe plain =
+        claim_probe(c, runs[0], runs[1], second, false, false, runs[2], third, false);
+    const ClaimProbe claimed =
+        claim_probe(c, runs[0], runs[1], second, true, true, runs[2], third, true);
+    CHECK(claimed.first_end == Approx(plain.first_end).epsilon(1e-9));
+    CHECK(claimed.second_end == Approx(plain.second_end).epsilon(1e-9));
+    CHECK(claimed.third_end == Approx(plain.third_end).epsilon(1e-9));
+    shared += claimed.shared;
+  }
+  CHECK(shared > 30);  // claims are timed together in many trials
 }

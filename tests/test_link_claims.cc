@@ -149,16 +149,26 @@ TEST_CASE("link claims: two flows sharing one link are timed together by max-min
   CHECK(y.claim.to_real(1.5) == Approx(2.0));
   CHECK(x.claim.to_alone(1.0) == Approx(0.75));
   CHECK(y.claim.to_alone(1.0) == Approx(0.75));
-  // A third claim on the shared link while they share is refused (three flows): nothing moves.
+  // A third claim on the shared link while they share is timed with both: z moves 0.2 from
+  // 1.0, when x has 0.25 left and y 0.75. A third each until z arrives at 1.6; x, with 0.05
+  // left, at 1.7 (half each); y alone from there, at 2.2. x's next flow moves by 0.2 more.
   Counted z({{0, 1.0, 1.2, 0, 1.0, 1.0, 1.0, 1.2}});
-  CHECK_FALSE(links.try_claim(&z.claim, 1.0));
-  CHECK(x.claim.uses[0].end == Approx(1.5));
-  CHECK(x.woken == 1);
-  // A flow on x's other link interrupts x and, as they still share, y at the same instant.
+  REQUIRE(links.try_claim(&z.claim, 1.0));
+  CHECK(z.claim.uses[0].end == Approx(1.6));
+  CHECK(x.claim.uses[0].end == Approx(1.7));
+  CHECK(x.claim.uses[2].start == Approx(1.9));
+  CHECK(y.claim.uses[0].end == Approx(2.2));
+  CHECK(x.woken == 2);
+  CHECK(y.woken == 1);
+  CHECK(x.claim.to_real(1.0) == Approx(1.7));
+  CHECK(x.claim.to_alone(1.6) == Approx(0.75 + 0.2));
+  CHECK(y.claim.to_real(1.5) == Approx(2.2));
+  // A flow on x's other link interrupts x and, as they still share, y and z at that instant.
   links.begin_flow({1}, 1.0);
   CHECK(x.claim.interrupted_at == 1.0);
   CHECK(y.claim.interrupted_at == 1.0);
-  CHECK(links.interruptions() == 2);
+  CHECK(z.claim.interrupted_at == 1.0);
+  CHECK(links.interruptions() == 3);
 }
 
 TEST_CASE("link claims: a flow capped below its fair share leaves the rest to the other",

@@ -208,10 +208,12 @@ void run_phases_from(const Platform& platform, const std::vector<Phase>& phases,
       if (elapsed >= f.end) continue;
       const double latency_left = std::max(0.0, f.start + f.latency - elapsed);
       const double bytes_left = f.size - std::max(0.0, elapsed - f.start - f.latency) * f.rate;
-      // The new flow pays its latency again: less what the flow moves meanwhile, at the rate
-      // it has then (a share of its rate alone while a claim timed with it slows it).
-      const double pace = claim != nullptr ? claim->pace(now + latency_left) : 1;
-      const double size = bytes_left - (f.latency - latency_left) * f.rate * pace;
+      // The new flow pays its latency again: less what the flow would have moved meanwhile,
+      // at the rates the claim timed it at (slowed where a claim timed with it shares links).
+      const double moved_meanwhile =
+          claim != nullptr ? claim->to_alone(now + f.latency) - claim->to_alone(now + latency_left)
+                           : f.latency - latency_left;
+      const double size = bytes_left - moved_meanwhile * f.rate;
       if (size < 1) {
         resid_end = std::max(resid_end, real(f.end));
       } else {

@@ -79,7 +79,8 @@ std::vector<double> probe_phase_series(const ClusterSpec& cluster, int gpus,
 
 ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<Phase>& first,
                        const std::vector<Phase>& second, double delay, bool claimed,
-                       bool second_claimed, const std::vector<Phase>& third, double third_delay) {
+                       bool second_claimed, const std::vector<Phase>& third, double third_delay,
+                       bool third_claimed) {
   ClaimProbe out;
   run_probe(cluster, gpus, [&](const Platform& platform) {
     // Runs `phases` as a claim when asked and they have a closed form, else as flows.
@@ -108,7 +109,7 @@ ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<P
     if (!third.empty()) {
       sg4::Actor::create("third", platform.host(0), [&, run, tally]() {
         sg4::this_actor::sleep_for(third_delay);
-        run(third, false);
+        run(third, third_claimed);
         out.third_end = sg4::Engine::get_clock();
         tally();
       });

@@ -39,12 +39,12 @@ struct ClaimProbe {
 // Runs `first` from time 0 (as a claim when `claimed`, the way the engine's claimed runs do:
 // one wait, and what is left as flows once interrupted; else with run_phases), from `delay`
 // on `second` (as a claim too when `second_claimed`, else with run_phases) and, when not
-// empty, from `third_delay` on `third` (with run_phases), each from its own actor, on GPUs
-// [0, gpus).
+// empty, from `third_delay` on `third` (likewise, with `third_claimed`), each from its own
+// actor, on GPUs [0, gpus).
 ClaimProbe probe_claim(const ClusterSpec& cluster, int gpus, const std::vector<Phase>& first,
                        const std::vector<Phase>& second, double delay, bool claimed,
                        bool second_claimed = false, const std::vector<Phase>& third = {},
-                       double third_delay = 0);
+                       double third_delay = 0, bool third_claimed = false);
 
 }  // namespace trident
 

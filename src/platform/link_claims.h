@@ -34,6 +34,8 @@ struct LinkUse {
   double rate = 0;       // its rate alone (the route's bandwidth)
   double capacity = 0;   // this link's bandwidth
   double group_end = 0;  // when its group ends (its arrival or, later, the group's floor)
+  // Its arrival and its group's end in the run's alone time (set by LinkClaims::try_claim).
+  double alone_end = 0, alone_group_end = 0;
 };
 
 // Where a claimed run goes slower than alone: real time [r0, r1) runs alone time [a0, a1).
@@ -67,9 +69,8 @@ struct Claim {
   // Returns the alone time at real time `real`, and the inverse.
   double to_alone(double real) const;
   double to_real(double alone) const;
-  // Returns the alone seconds the run advances per real second at real time `real` (1 outside
-  // warps; a slowed flow's share of its rate alone inside its warp).
-  double pace(double real) const;
+  // Returns true when its flow `flow` is timed with `other`'s flow `other_flow`.
+  bool timed_with(int flow, const Claim* other, int other_flow) const;
 };
 
 class LinkClaims {
@@ -121,8 +122,19 @@ class LinkClaims {
   // already or moved by the retime, and o's retimed windows overlap no further claim; else
   // returns false, having changed nothing.
   bool share(Claim* c, int fc, Claim* o, int fo, double now);
+  // Times c's flow fc, o's flow fo and every flow timed with either that still moves bytes
+  // when they meet, all together (fluid_share.h), one flow per claim: retimes each claim and
+  // returns true when none of them is delayed into a further claim or moves a flow timed with
+  // another; else returns false, the claims it changed saved in saved_ for try_claim to put
+  // back.
+  bool share_group(Claim* c, int fc, Claim* o, int fo, double now);
+  // Keeps *k as it is, once per try_claim, to be put back if the claim is refused.
+  void save(Claim* k);
 
   std::vector<int> in_flight_;
+  // The claims try_claim retimed, and each as it was before (its uses, warps and partners).
+  std::vector<Claim*> retimed_;
+  std::vector<Claim> saved_;
   std::vector<std::vector<Claim*>> claims_;  // registered claims with a use of each link
   long interruptions_ = 0;
   long shared_ = 0;
