@@ -3,10 +3,11 @@
 //
 // A claim stays exact while no flow and no other claim shares one of its links during one of
 // its windows: the fluid max-min model gives a flow alone on its route the route's bandwidth
-// from the end of its latency on, so its arrival is latency + size / bandwidth. Two claims
-// whose only overlap is one flow each on the links those flows share are timed together in
-// closed form instead (max-min between two flows: LinkClaims::try_claim), each run slowed
-// where the two share. A flow in flight on a link whose window has not begun does not touch
+// from the end of its latency on, so its arrival is latency + size / bandwidth. Claims whose
+// overlaps are between flows that have an id (alone in their group) are timed together in
+// closed form instead: two by max-min between two flows, more by a fluid max-min solve over
+// the flows that meet (platform/fluid_share.h; LinkClaims::try_claim), each run slowed where
+// they share. A flow in flight on a link whose window has not begun does not touch
 // the claim until it does: the claim is checked when that window begins (LinkClaims::check)
 // and stands if the flow has arrived by then. Whatever else would break it (a flow in flight
 // on a claimed link while the claim's window there is open, or any other overlap of claims)
@@ -88,14 +89,14 @@ class LinkClaims {
   // Registers *c (its uses set in alone time, from `now`; warps, partners and interrupted_at
   // reset) and returns true when no link carries a flow in flight while c's window on it is
   // open at `now` (one that opens later is checked then: check_at) and either no
-  // other claim's window overlaps one of its windows on the same link, or all overlaps are
-  // between one flow of *c and one flow of one other claim (both with flow ids, the other not
-  // yet timed with a claim on a window this would move) and, timed together, neither run
-  // overlaps any further claim. Then both runs are retimed: from when both flows move bytes,
-  // they split the tightest link they share max-min fairly (each capped at its rate alone),
-  // and the one left runs alone; every later window of each run moves by its delay. The other
-  // claim is woken to wait for its new end. Otherwise returns false, leaving *c unregistered
-  // (its actor runs flows, whose begin_flow interrupts the claims they meet).
+  // other claim's window overlaps one of its windows on the same link, or every overlap is
+  // between flows with ids that can be timed together (share, then share_group) without
+  // moving a flow timed with another claim or delaying a run into a further claim. Then the
+  // runs are retimed: from when the flows move bytes they share their links max-min fairly
+  // (each bounded by its rate alone), and every later window of each run moves by its delay.
+  // The claims retimed are woken to wait for their new ends. Otherwise returns false, leaving
+  // *c unregistered and the others as they were (its actor runs flows, whose begin_flow
+  // interrupts the claims they meet).
   bool try_claim(Claim* c, double now);
   // Interrupts *c (registered) at `now` when a flow is in flight on a link one of its windows
   // holds open at `now`; else sets c->check_at to the next start of a window on a link that

@@ -182,9 +182,10 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   s.claimed_runs =
       on("pipeline transfers, and passes of compute and TP collectives, whose flows find their "
          "links free are timed in closed form (a flow alone on its route gets the route's "
-         "bandwidth); two such runs meeting through one flow each are timed together (max-min "
-         "between two flows); a flow or any other overlap reaching those links before their "
-         "windows end turns what is left back into flows at that instant");
+         "bandwidth); such runs meeting through flows that are alone in their groups are timed "
+         "together (max-min fluid sharing of those flows); a flow on those links while their "
+         "windows are open, or any other overlap, turns what is left back into flows at that "
+         "instant");
   return s;
 }
 

@@ -58,9 +58,10 @@ struct Shortcuts {
   // (schedule/all_to_all_shortcut.h).
   Shortcut nic_all_to_all;
   // Pipeline transfers and passes of compute and TP collectives whose flows find their links
-  // free run as one closed-form wait (platform/link_claims.h), two meeting through one flow
-  // each timed together; a flow or any other overlap reaching those links before their
-  // windows end turns what is left back into flows at that instant.
+  // free run as one closed-form wait (platform/link_claims.h), runs meeting through flows
+  // alone in their groups timed together (max-min fluid sharing); a flow on those links
+  // while their windows are open, or any other overlap, turns what is left back into flows
+  // at that instant.
   Shortcut claimed_runs;
 
   // Data-parallel replicas simulated per stage: `replicas` with one_replica, else plan.data (each
