@@ -127,7 +127,11 @@ double tp_floor(const Segment& seg, const Scenario& sc, const TpLayout& layout, 
 // longer); across islands, the floor above, beside the compute that overlaps them.
 double pass_floor_tp(const Pass& pass, const Scenario& sc, const TpLayout& layout,
                      BoundMemo* memo) {
-  if (sc.plan.tensor == 1) return pass.compute_s;
+  if (sc.plan.tensor == 1) {
+    double total = 0;
+    for (const Segment& seg : pass.segments) total += seg.compute_s + seg.overlap_s;
+    return total;
+  }
   if (layout.islands == 1) {
     return memo ? fused_duration(pass, sc.plan.tensor, sc.cluster, memo)
                 : fuse_pass(pass, sc.plan.tensor, sc.cluster).duration;
@@ -139,11 +143,27 @@ double pass_floor_tp(const Pass& pass, const Scenario& sc, const TpLayout& layou
   return total;
 }
 
-// pass_floor_tp, which counts a MoE dispatch or combine as a TP collective, raised to the
-// expert floor `ef` (when given) where that is longer.
+// The least time of a pass's context-parallel ring steps: each ends when its attention block
+// and its ring shift (a group collective: every member waits for the slowest flow) are both
+// done, and no flow runs faster than the slowest link on its route, a NIC when the ring spans
+// NVLink islands (route latencies count 0).
+double ring_floor(const Pass& pass, const Scenario& sc, const GroupLayout& context) {
+  const double bandwidth =
+      context.islands > 1 ? sc.cluster.network.nic_bandwidth : sc.cluster.nvlink.bandwidth;
+  double total = 0;
+  for (const Segment& seg : pass.segments) {
+    for (const RingStep& step : seg.ring) {
+      total += std::max(step.compute_s, step.bytes > 0 ? step.bytes / bandwidth : 0.0);
+    }
+  }
+  return total;
+}
+
+// pass_floor_tp with the ring steps, and which counts a MoE dispatch or combine as a TP
+// collective, raised to the expert floor `ef` (when given) where that is longer.
 double pass_floor(const Pass& pass, const Scenario& sc, const TpLayout& layout, BoundMemo* memo,
-                  const ExpertFloor* ef) {
-  double total = pass_floor_tp(pass, sc, layout, memo);
+                  const ExpertFloor* ef, const GroupLayout& context) {
+  double total = pass_floor_tp(pass, sc, layout, memo) + ring_floor(pass, sc, context);
   if (ef == nullptr || (ef->per_byte <= 0 && ef->layout.islands < 2)) return total;
   for (const Segment& seg : pass.segments) {
     if (!seg.expert || seg.tp_bytes <= 0) continue;
@@ -228,6 +248,34 @@ const Instr* last_backward(const StageProgram& program) {
   return nullptr;
 }
 
+// The least time of one pipeline transfer into stage `to` from stage `from`: its bytes over
+// the slowest link of the route, a NIC when the stages sit in different NVLink islands (route
+// latencies count 0).
+double p2p_floor(int from, int to, const Workload& w, const PlanLayouts& layouts,
+                 const ClusterSpec& cluster) {
+  const double bandwidth = layouts.stage_island[from] == layouts.stage_island[to]
+                               ? cluster.nvlink.bandwidth
+                               : cluster.network.nic_bandwidth;
+  return w.stages[to].p2p_bytes / bandwidth;
+}
+
+// The receiving stage's share of its pipeline transfers: the engine starts each when the
+// receiver reaches its receive (the sender done) and runs the next pass once it has arrived,
+// so every receive of `program` costs its stage at least p2p_floor.
+double receives_floor(const StageProgram& program, int p, const Workload& w,
+                      const PlanLayouts& layouts, const ClusterSpec& cluster) {
+  const int s = program.stage;
+  double total = 0;
+  for (const Instr& in : program.instrs) {
+    if (in.kind == InstrKind::kRecvActivation) {
+      total += p2p_floor(previous_virtual_stage(s, in.chunk, p).stage, s, w, layouts, cluster);
+    } else if (in.kind == InstrKind::kRecvGradient) {
+      total += p2p_floor(next_virtual_stage(s, in.chunk, p).stage, s, w, layouts, cluster);
+    }
+  }
+  return total;
+}
+
 }  // namespace
 
 double BoundMemo::island_time(CollectiveOp op, int t, double bytes, const ClusterSpec& cluster) {
@@ -253,6 +301,8 @@ const PlanLayouts& BoundMemo::layouts(const PlanSpec& plan, const ClusterSpec& c
   out.data_one_per_island = ranks.data_groups_one_per_island();
   for (int s = 0; s < plan.pipeline; ++s) {
     out.data.push_back(group_layout(cluster, ranks, ranks.data_group(0, s)));
+    out.context.push_back(group_layout(cluster, ranks, ranks.context_group(0, 0, s)));
+    out.stage_island.push_back(ranks.island_of(ranks.gpu(0, 0, 0, s)));
   }
   const int stage_gpus = plan.tensor * plan.context * plan.data;
   if (stage_gpus % (plan.expert_parallel * plan.expert_tensor()) == 0) {
@@ -301,10 +351,10 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
       const Pass& forward = st.chunks[c].forward;
       const Pass& backward = st.chunks[c].backward;
       const double fwd =
-          pass_floor(forward, sc, layout, memo, &ef) +
+          pass_floor(forward, sc, layout, memo, &ef, layouts.context[s]) +
           first_gather_floor(forward, st, sc, one_per_island, dp_layout, expert_layout);
       const double bwd =
-          pass_floor(backward, sc, layout, memo, &ef) +
+          pass_floor(backward, sc, layout, memo, &ef, layouts.context[s]) +
           first_gather_floor(backward, st, sc, one_per_island, dp_layout, expert_layout);
       if (c == 0) {
         first_fwd[s] = fwd;
@@ -312,7 +362,8 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
       }
       per_microbatch += fwd + bwd;
     }
-    busy[s] = plan.num_microbatches * per_microbatch;
+    busy[s] = plan.num_microbatches * per_microbatch +
+              receives_floor(programs[s], p, w, layouts, sc.cluster);
     const CollectiveOp reduce =
         plan.distributed_optimizer ? CollectiveOp::kReduceScatter : CollectiveOp::kAllReduce;
     double dp = 0;
@@ -349,11 +400,16 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
       b.pipeline_s = fill;
     }
     if (ends_with_first_chunk_backward(programs[s])) {
+      // The gradient then crosses stages s-1 .. 0, each receiving it before its backward.
       double drain = 0;
-      for (int j = 0; j < s; ++j) drain += first_bwd[j];
+      for (int j = 0; j < s; ++j) {
+        drain += first_bwd[j] + p2p_floor(j + 1, j, w, layouts, sc.cluster);
+      }
       chain_to_stage0 = std::max(chain_to_stage0, fill + busy[s] + drain);
     }
-    fill += first_fwd[s];
+    // Stage s+1 receives the first micro-batch once stage s has received and run it (stage
+    // s+1's own receive counts in busy[s+1]).
+    fill += first_fwd[s] + (s > 0 ? p2p_floor(s - 1, s, w, layouts, sc.cluster) : 0.0);
   }
   const double via_stage0 = chain_to_stage0 + tail[0];
   if (via_stage0 > best) {

@@ -17,7 +17,8 @@ namespace trident {
 // The parts of a step lower bound, each a duration no simulation can beat (seconds).
 struct StepBound {
   double total_s = 0;
-  double compute_s = 0;   // the busiest stage's passes (TP collectives in closed form) + optimizer
+  double compute_s = 0;   // the busiest stage's passes (TP collectives in closed form, CP ring
+                          // steps) and the pipeline transfers it receives, + optimizer
   double pipeline_s = 0;  // fill and drain: the passes other stages must run before and after
   double dp_s = 0;        // data-parallel communication no schedule can hide
 };
@@ -36,13 +37,17 @@ struct StepBound {
 // last bucket under overlap_grad_reduce or sharded gradients), optimizer and parameter
 // all-gather (none under overlap_param_gather, whose gathers hide behind the next forward, and
 // with sharded weights, whose per-layer gathers count 0). With tp_comm_overlap the passes'
-// closed form is the overlapped one (workload/tp_overlap.h), as the engine runs it. The p2p
-// transfers and every wait count 0. A MoE dispatch or combine (alltoall dispatcher) takes at
-// least what the busiest member of local rank 0's expert-parallel group sends or receives
-// across islands, over its NIC at the network's protocol efficiency (imbalanced_all_to_all_bytes
-// puts the hot experts on EP rank 0, as the engine does); the allgather dispatcher's
-// all-gather and reduce-scatter over an EP group spanning islands take the spanning floor
-// above.
+// closed form is the overlapped one (workload/tp_overlap.h), as the engine runs it. A
+// context-parallel ring step lasts at least its attention block and its K/V shift over the
+// slowest link of the ring (a NIC when the ring spans islands). Every pipeline transfer a
+// stage receives holds that stage for at least its bytes over its route's slowest link (the
+// engine runs it between the receive and the pass), and the first micro-batch's transfers
+// lengthen the fill and the drain chains likewise. Every wait counts 0. A MoE dispatch or combine
+// (alltoall dispatcher) takes at least what the busiest member of local rank 0's expert-parallel
+// group sends or receives across islands, over its NIC at the network's protocol efficiency
+// (imbalanced_all_to_all_bytes puts the hot experts on EP rank 0, as the engine does); the
+// allgather dispatcher's all-gather and reduce-scatter over an EP group spanning islands take the
+// spanning floor above.
 //
 // `memo`, when given, keeps what the bounds of one search compute again and again (the
 // in-island closed forms of TP collectives, the groups' layouts over islands); it changes
@@ -72,6 +77,12 @@ struct PlanLayouts {
   // group, in EP rank order; empty without expert parallelism (or as expert_data).
   std::vector<std::vector<int>> expert_islands;
   std::vector<GroupLayout> expert;  // per stage: that expert-parallel group's layout
+  // Per pipeline stage: the context-parallel ring of TP rank 0 in DP replica 0 (islands 1
+  // without context parallelism).
+  std::vector<GroupLayout> context;
+  // Per pipeline stage: the NVLink island of its GPU (TP, CP and DP rank 0), which tells
+  // whether a pipeline transfer crosses a NIC.
+  std::vector<int> stage_island;
   bool data_one_per_island = false;
 };
 
