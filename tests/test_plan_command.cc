@@ -97,6 +97,40 @@ TEST_CASE("trident plan shards hold the whole space's best plan between them") {
   CHECK(best_of_shards == whole["plans"][0]["step_time_s"].get<double>());
 }
 
+TEST_CASE("trident plan --max-simulations stops early and says what it did not prove") {
+  const std::vector<std::string> base = {"--cluster",      "tiny-2node", "--model", "gpt-1.7b",
+                                         "--global-batch", "32",         "--top",   "2"};
+  const json whole = plan_json(base);
+  REQUIRE(whole["proven"].get<bool>());
+  const long needed = whole["candidates"]["simulated"].get<long>();
+  REQUIRE(needed > 3);
+  // A budget below what the proof needs: the first candidates in bound order, unproven.
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--max-simulations", "3"});
+  const json cut = plan_json(args);
+  CHECK_FALSE(cut["proven"].get<bool>());
+  CHECK(cut["candidates"]["simulated"].get<long>() == 3);
+  CHECK(cut["candidates"]["pruned_by_bound"].get<long>() == 0);
+  CHECK(cut["candidates"]["not_simulated"].get<long>() ==
+        cut["candidates"]["fitting"].get<long>() - 3);
+  REQUIRE(cut["plans"].size() == 2);
+  // The best of three is no faster than the proven best; unproven because the least bound
+  // left unsimulated could still beat the second of the three.
+  const double best = whole["plans"][0]["step_time_s"].get<double>();
+  CHECK(cut["plans"][0]["step_time_s"].get<double>() >= best);
+  CHECK(cut["unsimulated_lower_bound_s"].get<double>() <=
+        cut["plans"][1]["step_time_s"].get<double>());
+  CHECK(cut["unsimulated_lower_bound_s"].get<double>() >=
+        cut["plans"][0]["step_lower_bound_s"].get<double>());
+  // The table says so too, and a budget the proof fits in changes nothing.
+  std::vector<std::string> table = {"plan"};
+  table.insert(table.end(), args.begin(), args.end());
+  const CliResult t = run_trident(table);
+  CHECK(t.out.find("not proven: --max-simulations 3 reached") != std::string::npos);
+  args.back() = std::to_string(needed);
+  CHECK(plan_json(args) == whole);
+}
+
 TEST_CASE("trident plan refuses bad command lines with exit status 2") {
   auto refused = [](const std::vector<std::string>& args, const std::string& needle) {
     std::vector<std::string> all = {"plan"};
@@ -113,4 +147,6 @@ TEST_CASE("trident plan refuses bad command lines with exit status 2") {
           "--allow-partial");
   refused({"--cluster", "no-such-cluster", "--model", "gpt-1.7b", "--global-batch", "8"},
           "no-such-cluster");
+  refused({"scenarios/tiny.yaml", "--max-simulations", "0"}, "--max-simulations");
+  refused({"scenarios/tiny.yaml", "--max-simulations", "5", "--shard", "0/2"}, "--shard");
 }

@@ -44,9 +44,11 @@ const char* kPlanHelp =
     "(the same checks as `simulate`). A plan that does not fit in HBM (with the reserve) is\n"
     "never simulated; the rest are simulated in order of a step lower bound until the next\n"
     "bound exceeds the K-th best simulated step, so the top K is exact under trident's model\n"
-    "(docs/plan.md). With SCENARIO, its cluster, model, batch and unsearched plan fields are\n"
-    "used, its `search:` block pins (KEY: V) or limits (KEY: [V1, V2]) fields as --fix and\n"
-    "--vary do, and its own plan is simulated for comparison (row `given`).\n"
+    "(docs/plan.md), unless --max-simulations stops the search first (then it says so, and\n"
+    "how fast an unsimulated plan could be). With SCENARIO, its cluster, model, batch and\n"
+    "unsearched plan fields are used, its `search:` block pins (KEY: V) or limits (KEY: [V1,\n"
+    "V2]) fields as --fix and --vary do, and its own plan is simulated for comparison (row\n"
+    "`given`).\n"
     "Exit status 0 when the search ran (even if no plan fits); 2 on bad options or input.\n"
     "\n"
     "options";
@@ -97,6 +99,7 @@ int run_plan_command(const std::vector<std::string>& args) {
   std::string cluster, model, precision, format = "table", shard_text;
   std::vector<std::string> fixes, varies, sets;
   int nodes = 0, gpus = 0, seq = 0, global_batch = 0, top = 10, jobs = 0;
+  long long max_simulations = 0;
   opts.add_options()("help,h", "show this help")(
       "cluster", po::value(&cluster),
       "the cluster: a library name (trident list clusters) or file")(
@@ -116,6 +119,9 @@ int run_plan_command(const std::vector<std::string>& args) {
       "set", po::value(&sets)->composing(),
       "override any other setting before searching (as simulate --set)")(
       "top", po::value(&top), "plans to rank and prove (default 10)")(
+      "max-simulations", po::value(&max_simulations),
+      "simulate at most N candidates (in bound order); if the top is not proven by then, show "
+      "the best of those and the least step any other plan could have (default: no limit)")(
       "format", po::value(&format), "table (default), json or csv")(
       "explain", "also show how many candidates each rule pruned and how many were simulated")(
       "wide",
@@ -134,6 +140,13 @@ int run_plan_command(const std::vector<std::string>& args) {
     throw po::error("--format must be table, json or csv, not '" + format + "'");
   }
   if (top < 1) throw po::error("--top must be at least 1");
+  if (vm.count("max-simulations") && max_simulations < 1) {
+    throw po::error("--max-simulations must be at least 1");
+  }
+  if (max_simulations > 0 && !shard_text.empty()) {
+    // A shard's unproven prefix would not merge into the whole space's proof.
+    throw po::error("--max-simulations cannot be combined with --shard");
+  }
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
   if (jobs < 1) jobs = available_cpus();
   std::string jobs_note;
@@ -232,6 +245,7 @@ int run_plan_command(const std::vector<std::string>& args) {
       [&]() -> long {
         if (next_pos >= fitting.size()) return -1;
         if (!worth_simulating(fitting, steps, k, next_pos)) return -1;
+        if (max_simulations > 0 && static_cast<long long>(next_pos) >= max_simulations) return -1;
         return static_cast<long>(next_pos++);
       },
       [&](long i) { return simulate_candidate(with_plan(base, fitting[i].candidate.plan)); },
@@ -252,9 +266,18 @@ int run_plan_command(const std::vector<std::string>& args) {
   progress.finish();
   bool decided = false;
   const size_t prefix = proven_prefix(fitting, steps, k, &decided);
-  if (!decided) throw SimulationError("plan search ended before its top was proven");
+  // Undecided only when the budget stopped the launches: every position before `prefix` ran.
+  const bool budget_hit = !decided && max_simulations > 0 && prefix == next_pos;
+  if (!decided && !budget_hit) {
+    throw SimulationError("plan search ended before its top was proven");
+  }
 
   PlanSearchOutput out;
+  if (budget_hit) {
+    out.proven = false;
+    out.max_simulations = max_simulations;
+    out.unproven_bound_s = fitting[prefix].bound.total_s;
+  }
   std::vector<size_t> order;
   for (size_t i = 0; i < prefix; ++i) {
     if (std::isfinite(steps[i])) order.push_back(i);
@@ -330,6 +353,7 @@ int run_plan_command(const std::vector<std::string>& args) {
       out.summary.enumerated, bound_wall, out.simulated, wall,
       wall > 0 ? out.summary.enumerated / wall : 0.0);
   if (!jobs_note.empty()) std::cerr << "trident plan: " << jobs_note << "\n";
+  if (!out.proven) std::cerr << "trident plan: " << unproven_note(out) << "\n";
   if (failed > 0) {
     std::cerr << "trident plan: " << failed << " simulation(s) failed; first: " << first_failure
               << "\n";

@@ -209,6 +209,7 @@ std::string merge_plan_json_shards(const std::vector<std::pair<std::string, std:
 
   Json out;
   out["title"] = first.title;
+  out["proven"] = true;  // shards never stop at a simulation budget
   Json c = first.doc.at("candidates");
   c["pruned_by_memory"] = pruned_by_memory;
   c["fitting"] = fitting;

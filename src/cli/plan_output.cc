@@ -121,6 +121,13 @@ std::string why_line(const PlanResult& a, const std::vector<std::string>& a_set,
   return line;
 }
 
+std::string unproven_note(const PlanSearchOutput& out) {
+  return fmt::format(
+      "not proven: --max-simulations {} reached; the {} unsimulated plans have step lower bounds "
+      "of at least {} s, so none of them can beat that",
+      out.max_simulations, out.fitting - out.simulated, fixed(out.unproven_bound_s, 4));
+}
+
 std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format) {
   const SpaceSummary& s = out.summary;
   const std::vector<SearchDimension>& dims = search_dimensions();
@@ -131,9 +138,16 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
     c["enumerated"] = s.enumerated;
     c["pruned_by_memory"] = s.pruned_by_memory;
     c["fitting"] = out.fitting;
-    c["pruned_by_bound"] = out.fitting - out.simulated;
+    // Unproven: what was left unsimulated is not known to be slower.
+    c["pruned_by_bound"] = out.proven ? out.fitting - out.simulated : 0;
+    if (!out.proven) c["not_simulated"] = out.fitting - out.simulated;
     c["simulated"] = out.simulated;
     c["failed"] = out.failed;
+    j["proven"] = out.proven;
+    if (!out.proven) {
+      j["max_simulations"] = out.max_simulations;
+      j["unsimulated_lower_bound_s"] = out.unproven_bound_s;
+    }
     nlohmann::ordered_json rules = nlohmann::ordered_json::object();
     for (const auto& [rule, n] : s.enumeration.pruned) rules[rule] = n;
     c["pruned_by_rule"] = rules;
@@ -228,9 +242,10 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
   }
   std::string text = "trident plan: " + out.title + "\n";
   text += fmt::format(
-      "  {} candidates, {} do not fit in memory, {} bounded, {} simulated ({} pruned by the "
-      "step lower bound)\n\n",
-      s.enumerated, s.pruned_by_memory, out.fitting, out.simulated, out.fitting - out.simulated);
+      "  {} candidates, {} do not fit in memory, {} bounded, {} simulated ({} {})\n\n",
+      s.enumerated, s.pruned_by_memory, out.fitting, out.simulated, out.fitting - out.simulated,
+      out.proven ? "pruned by the step lower bound" : "not simulated");
+  if (!out.proven) text += "  " + unproven_note(out) + "\n\n";
   std::vector<std::string> labels;
   size_t width = 4;
   for (const PlanResult& r : out.ranked) {
@@ -271,7 +286,8 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
       text += fmt::format("    {:<60} {:>10}\n", rule, n);
     }
     text += fmt::format("    {:<60} {:>10}\n", "memory (peak + reserve > HBM)", s.pruned_by_memory);
-    text += fmt::format("    {:<60} {:>10}\n", "lower bound above the proven top",
+    text += fmt::format("    {:<60} {:>10}\n",
+                        out.proven ? "lower bound above the proven top" : "not simulated (budget)",
                         out.fitting - out.simulated);
     text += fmt::format("    {:<60} {:>10}\n", "simulated", out.simulated);
     if (out.failed) text += fmt::format("    {:<60} {:>10}\n", "simulations failed", out.failed);

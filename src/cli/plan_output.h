@@ -53,6 +53,12 @@ struct PlanSearchOutput {
   long long failed = 0;             // simulations that failed
   double wall_s = 0;                // measured by the command (not printed in JSON/CSV)
   std::optional<PlanResult> given;  // the scenario's own plan, simulated, when searching one
+  // --max-simulations reached before the top was proven: the ranked plans are the best of
+  // those simulated, and no unsimulated plan can step faster than `unproven_bound_s` (the
+  // smallest bound not simulated).
+  bool proven = true;
+  long long max_simulations = 0;
+  double unproven_bound_s = 0;
   bool explain = false;
   // --shard I/N with N > 1: the CSV ends with the trailer `trident merge` reads
   // (cli/plan_merge.h): the shard, --top and the inputs' fingerprint.
@@ -76,6 +82,9 @@ std::string why_line(const PlanResult& a, const std::vector<std::string>& a_set,
 // Returns why_line of ranked[0] over ranked[1]; "" with fewer than two.
 std::string why_winner(const std::vector<PlanResult>& ranked);
 
+// Returns the line saying that the search stopped at --max-simulations before its top was
+// proven, and the least step an unsimulated plan could have. Requires !out.proven.
+std::string unproven_note(const PlanSearchOutput& out);
 // Returns the output in `format` (table: aligned columns and the why line; json: one object;
 // csv: a header and one row per plan, the searched keys as columns, then a sharded search's
 // trailer; a sharded search's json ends with the object "shard" that the merge reads).
