@@ -38,6 +38,11 @@ class PlanTest(unittest.TestCase):
         for p in plans:
             self.assertIn("plan.tensor_parallel=%s" % p["plan"].split()[0][2:], p["set"])
 
+    def test_max_simulations_warns_when_unproven(self):
+        with self.assertWarnsRegex(UserWarning, "not proven: --max-simulations 2"):
+            plans = trident.plan(TINY, top=2, max_simulations=2)
+        self.assertEqual(plans, cli_plans([TINY, "--top", "2", "--max-simulations", "2"]))
+
     def test_bad_input_raises_config_error(self):
         with self.assertRaises(trident.ConfigError) as ctx:
             trident.plan(cluster="tiny-2node", model="gpt-1.7b", global_batch=32,

@@ -157,13 +157,15 @@ def compare(scenario, variants, sets=None, jobs=None, fidelity=None):
 
 def plan(scenario=None, cluster=None, model=None, nodes=None, gpus=None, seq=None,
          global_batch=None, precision=None, top=None, fix=None, vary=None, sets=None,
-         jobs=None, wide=False, allow_partial=False, shard=None):
+         jobs=None, wide=False, allow_partial=False, shard=None, max_simulations=None):
     """Searches the fastest plans that fit, as `trident plan` does: around `scenario` (a path
     or library name), or for `cluster` and `model` (library names or paths) with `nodes` or
     `gpus`, `seq`, `global_batch` and `precision`. `fix` pins searched fields
     ({"plan.schedule": "1f1b"}), `vary` limits them ({"plan.tensor_parallel": [4, 8]}),
     `sets` overrides other settings, `wide` also searches tp_comm_overlap,
-    overlap_param_gather and ZeRO-2/3 sharding, `shard` is "I/N". Returns the ranked plans,
+    overlap_param_gather and ZeRO-2/3 sharding, `shard` is "I/N", `max_simulations` caps the
+    simulations (a search it stops before its top is proven warns, with UserWarning, and
+    returns the best of those simulated). Returns the ranked plans,
     fastest first, as dicts with the keys of `trident plan --format json`'s `plans` (plan,
     set, step_time_s, step_lower_bound_s, tokens_per_s, mfu, peak_memory_gib,
     memory_margin_gib, tp/pp/dp/cp/ep_comm_exposed_s, bubble_fraction,
@@ -177,7 +179,8 @@ def plan(scenario=None, cluster=None, model=None, nodes=None, gpus=None, seq=Non
         args = ["plan"]
     named = [("--cluster", cluster), ("--model", model), ("--nodes", nodes), ("--gpus", gpus),
              ("--seq", seq), ("--global-batch", global_batch), ("--precision", precision),
-             ("--top", top), ("--jobs", jobs), ("--shard", shard)]
+             ("--top", top), ("--jobs", jobs), ("--shard", shard),
+             ("--max-simulations", max_simulations)]
     for flag, value in named:
         if value is not None:
             args += [flag, str(value)]
@@ -190,4 +193,12 @@ def plan(scenario=None, cluster=None, model=None, nodes=None, gpus=None, seq=Non
         args.append("--wide")
     if allow_partial:
         args.append("--allow-partial")
-    return json.loads(_run_cli(args + ["--format", "json"]))["plans"]
+    out = json.loads(_run_cli(args + ["--format", "json"]))
+    if not out.get("proven", True):
+        import warnings
+
+        warnings.warn("trident plan: not proven: --max-simulations %d reached; no unsimulated "
+                      "plan steps faster than %.4f s" % (out["max_simulations"],
+                                                         out["unsimulated_lower_bound_s"]),
+                      stacklevel=2)
+    return out["plans"]
