@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "bound_check.h"
 #include "engine/simulator.h"
 #include "plan_support.h"
 #include "search/plan_bound.h"
@@ -46,16 +47,8 @@ TEST_CASE("plan search lower bound holds for tensor-parallel groups that span NV
   const Scenario base = search_base("tiny-2node", "llama3-8b", 2, 16, 2048);
   SpaceLimits limits;
   limits.values = {{"plan.tensor_parallel", {"8"}}};
-  const SpaceSummary space = bound_space(base, context_of(base), limits);
-  REQUIRE(space.fitting.size() >= 4);
-  for (const BoundedCandidate& c : every_nth(space.fitting, space.fitting.size() / 4)) {
-    CAPTURE(candidate_label(c.candidate));
-    const double step = simulated_step(with_plan(base, c.candidate.plan));
-    CAPTURE(c.bound.total_s, step);
-    CHECK(c.bound.total_s <= step * (1 + 1e-9));
-    // The bound sees the network: well above the compute alone.
-    CHECK(c.bound.total_s > 0.5 * step);
-  }
+  // The bound sees the network: well above the compute alone.
+  check_bounds_near_steps(base, limits, 4, 0.5);
 }
 
 TEST_CASE("plan search lower bound equals the step of one GPU: passes and optimizer only") {

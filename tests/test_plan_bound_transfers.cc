@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "bound_check.h"
 #include "plan_support.h"
 #include "schedule/program.h"
 #include "search/plan_bound.h"
@@ -64,13 +65,5 @@ TEST_CASE("plan search lower bound counts pipeline transfers through the NICs") 
   limits.values = {{"plan.tensor_parallel", {"4"}},
                    {"plan.pipeline_parallel", {"2"}},
                    {"plan.schedule", {"interleaved-1f1b"}}};
-  const SpaceSummary space = bound_space(base, context_of(base), limits);
-  REQUIRE(space.fitting.size() >= 4);
-  for (const BoundedCandidate& c : every_nth(space.fitting, space.fitting.size() / 4)) {
-    CAPTURE(candidate_label(c.candidate));
-    const double step = simulated_step(with_plan(base, c.candidate.plan));
-    CAPTURE(c.bound.total_s, step);
-    CHECK(c.bound.total_s <= step * (1 + 1e-9));
-    CHECK(c.bound.total_s >= 0.9 * step);
-  }
+  check_bounds_near_steps(base, limits, 4, 0.9);
 }
