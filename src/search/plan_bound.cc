@@ -143,18 +143,21 @@ double pass_floor_tp(const Pass& pass, const Scenario& sc, const TpLayout& layou
   return total;
 }
 
+// The bandwidth of the slowest link a flow between two GPUs crosses: NVLink inside an island,
+// the NIC when it leaves the island (the platform's routes, platform/platform.h).
+double route_bandwidth(bool across_islands, const ClusterSpec& cluster) {
+  return across_islands ? cluster.network.nic_bandwidth : cluster.nvlink.bandwidth;
+}
+
 // The least time of a pass's context-parallel ring steps: each ends when its attention block
 // and its ring shift (a group collective: every member waits for the slowest flow) are both
 // done, and no flow runs faster than the slowest link on its route, a NIC when the ring spans
 // NVLink islands (route latencies count 0).
 double ring_floor(const Pass& pass, const Scenario& sc, const GroupLayout& context) {
-  const double bandwidth =
-      context.islands > 1 ? sc.cluster.network.nic_bandwidth : sc.cluster.nvlink.bandwidth;
+  const double bandwidth = route_bandwidth(context.islands > 1, sc.cluster);
   double total = 0;
   for (const Segment& seg : pass.segments) {
-    for (const RingStep& step : seg.ring) {
-      total += std::max(step.compute_s, step.bytes > 0 ? step.bytes / bandwidth : 0.0);
-    }
+    for (const RingStep& step : seg.ring) total += std::max(step.compute_s, step.bytes / bandwidth);
   }
   return total;
 }
@@ -253,10 +256,8 @@ const Instr* last_backward(const StageProgram& program) {
 // latencies count 0).
 double p2p_floor(int from, int to, const Workload& w, const PlanLayouts& layouts,
                  const ClusterSpec& cluster) {
-  const double bandwidth = layouts.stage_island[from] == layouts.stage_island[to]
-                               ? cluster.nvlink.bandwidth
-                               : cluster.network.nic_bandwidth;
-  return w.stages[to].p2p_bytes / bandwidth;
+  const bool across = layouts.stage_island[from] != layouts.stage_island[to];
+  return w.stages[to].p2p_bytes / route_bandwidth(across, cluster);
 }
 
 // The receiving stage's share of its pipeline transfers: the engine starts each when the
