@@ -38,46 +38,95 @@ FlexLayout flex_layout(const std::vector<int>& group, const ExpertRouting& routi
   return l;
 }
 
+namespace {
+
+// Bytes per ordered pair of members of `g` (sender, receiver of the dispatch), as the header
+// describes; sets *l to g's layout.
+std::map<std::pair<int, int>, double> flex_pair_bytes(const std::vector<int>& g, double token_bytes,
+                                                      const ExpertRouting& routing, double load,
+                                                      const std::function<int(int)>& island_of,
+                                                      FlexLayout* l) {
+  const int n = static_cast<int>(g.size());
+  *l = flex_layout(g, routing, island_of);
+  // Member 0 hosts the busiest experts (as imbalanced_all_to_all_bytes).
+  const double hot = std::min(std::max(load, 0.0), double(n)), cold = (n - hot) / (n - 1);
+  std::vector<double> to_gpu(n), to_island(l->members.size());
+  for (int j = 0; j < n; ++j) to_gpu[j] = std::min(1.0, l->gpu_hit[j] * (j == 0 ? hot : cold));
+  for (size_t i = 0; i < l->members.size(); ++i) {
+    double w = 0;
+    for (int j : l->members[i]) w += j == 0 ? hot : cold;
+    to_island[i] = std::min(1.0, l->island_hit[i] * w / l->members[i].size());
+  }
+  std::map<std::pair<int, int>, double> bytes;
+  for (int s = 0; s < n; ++s) {
+    for (size_t i = 0; i < l->members.size(); ++i) {
+      const std::vector<int>& island = l->members[i];
+      // The source itself, or the GPU of its local index in another island, holds the token
+      // and writes it to the other destination GPUs of that island.
+      int holder = s;
+      if (static_cast<int>(i) != l->island[s]) {
+        holder = island[l->local[s] % island.size()];
+        bytes[{s, holder}] += token_bytes * to_island[i];
+      }
+      for (int j : island) {
+        if (j != holder) bytes[{holder, j}] += token_bytes * to_gpu[j];
+      }
+    }
+  }
+  return bytes;
+}
+
+// Appends the flow of `bytes` from member a to member b of `g` (reversed for the combine).
+void add_flow(const std::vector<int>& g, int a, int b, double bytes, bool combine, Phase* phase) {
+  if (bytes <= 0) return;
+  phase->flows.push_back(combine ? Flow{g[b], g[a], bytes, 0} : Flow{g[a], g[b], bytes, 0});
+}
+
+}  // namespace
+
 std::vector<Phase> lower_flex_dispatch(const std::vector<std::vector<int>>& groups,
                                        double token_bytes, const ExpertRouting& routing,
                                        double load, bool combine,
                                        const std::function<int(int)>& island_of) {
   Phase phase;
   for (const std::vector<int>& g : groups) {
+    if (g.size() <= 1) continue;
+    FlexLayout l;
+    for (const auto& [pair, b] : flex_pair_bytes(g, token_bytes, routing, load, island_of, &l)) {
+      add_flow(g, pair.first, pair.second, b, combine, &phase);
+    }
+  }
+  if (phase.flows.empty()) return {};
+  return {phase};
+}
+
+std::vector<Phase> lower_flex_dispatch_collapsed(const std::vector<std::vector<int>>& groups,
+                                                 double token_bytes, const ExpertRouting& routing,
+                                                 double load, bool combine,
+                                                 const std::function<int(int)>& island_of) {
+  Phase phase;
+  for (const std::vector<int>& g : groups) {
     const int n = static_cast<int>(g.size());
     if (n <= 1) continue;
-    const FlexLayout l = flex_layout(g, routing, island_of);
-    // Member 0 hosts the busiest experts (as imbalanced_all_to_all_bytes).
-    const double hot = std::min(std::max(load, 0.0), double(n)), cold = (n - hot) / (n - 1);
-    std::vector<double> to_gpu(n), to_island(l.members.size());
-    for (int j = 0; j < n; ++j) to_gpu[j] = std::min(1.0, l.gpu_hit[j] * (j == 0 ? hot : cold));
-    for (size_t i = 0; i < l.members.size(); ++i) {
-      double w = 0;
-      for (int j : l.members[i]) w += j == 0 ? hot : cold;
-      to_island[i] = std::min(1.0, l.island_hit[i] * w / l.members[i].size());
+    FlexLayout l;
+    // What each member sends and receives (dispatch direction), over RDMA and over NVLink.
+    std::vector<double> rdma_out(n), rdma_in(n), nvl_out(n), nvl_in(n);
+    for (const auto& [pair, b] : flex_pair_bytes(g, token_bytes, routing, load, island_of, &l)) {
+      const bool across = l.island[pair.first] != l.island[pair.second];
+      (across ? rdma_out : nvl_out)[pair.first] += b;
+      (across ? rdma_in : nvl_in)[pair.second] += b;
     }
-    // Bytes per ordered pair of members (sender, receiver of the dispatch).
-    std::map<std::pair<int, int>, double> bytes;
-    for (int s = 0; s < n; ++s) {
-      for (size_t i = 0; i < l.members.size(); ++i) {
-        const std::vector<int>& island = l.members[i];
-        // The source itself, or the GPU of its local index in another island, holds the token
-        // and writes it to the other destination GPUs of that island.
-        int holder = s;
-        if (static_cast<int>(i) != l.island[s]) {
-          holder = island[l.local[s] % island.size()];
-          bytes[{s, holder}] += token_bytes * to_island[i];
-        }
-        for (int j : island) {
-          if (j != holder) bytes[{holder, j}] += token_bytes * to_gpu[j];
-        }
+    // Each island's members in a ring: member k's NVLink port out and member k + 1's in.
+    for (const std::vector<int>& island : l.members) {
+      const int c = static_cast<int>(island.size());
+      if (c <= 1) continue;
+      for (int k = 0; k < c; ++k) {
+        const int a = island[k], b = island[(k + 1) % c];
+        add_flow(g, a, b, std::max(nvl_out[a], nvl_in[b]), combine, &phase);
       }
     }
-    for (const auto& [pair, b] : bytes) {
-      if (b <= 0) continue;
-      const int src = g[pair.first], dst = g[pair.second];
-      phase.flows.push_back(combine ? Flow{dst, src, b, 0} : Flow{src, dst, b, 0});
-    }
+    // Out through its own NIC and back (the platform's loopback route).
+    for (int m = 0; m < n; ++m) add_flow(g, m, m, std::max(rdma_out[m], rdma_in[m]), false, &phase);
   }
   if (phase.flows.empty()) return {};
   return {phase};

@@ -52,6 +52,21 @@ std::vector<Phase> lower_flex_dispatch(const std::vector<std::vector<int>>& grou
                                        double load, bool combine,
                                        const std::function<int(int)>& island_of);
 
+// Returns the phase of lower_flex_dispatch with every member's flows collapsed (the fast-mode
+// shortcut collapsed_flex, schedule/all_to_all_shortcut.h): its RDMA traffic as one flow out
+// through its own NIC and back (the platform's loopback route) carrying the larger of what it
+// sends to and receives from other islands, and its NVLink traffic as one flow to the next
+// member of its island (in group order, the last to the first) carrying the larger of what it
+// sends and what that member receives inside the island. Every NIC and NVLink port then
+// carries one flow of its busier direction's bytes: without competing traffic the phase ends
+// with the busiest port, as the per-pair flows do when each port's flows end together
+// (balanced routing); under contention a port carries one flex flow instead of one per peer.
+// 2n flows per group of n members (128 at EP 64 over 8 nodes instead of 896).
+std::vector<Phase> lower_flex_dispatch_collapsed(const std::vector<std::vector<int>>& groups,
+                                                 double token_bytes, const ExpertRouting& routing,
+                                                 double load, bool combine,
+                                                 const std::function<int(int)>& island_of);
+
 // The bytes DeepEP's tests divide by the kernel's time for its "bottleneck bandwidth"
 // (deepseek-ai/DeepEP tests/legacy/test_internode.py, test_intranode.py), per GPU, balanced:
 // rdma, the tokens sent to each destination node, its own node included (num_rdma_token_sent

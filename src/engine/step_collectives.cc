@@ -30,7 +30,10 @@ const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, 
     if (kind == CollKind::kContext) {
       phases = lower_ring_exchange(groups, bytes);
     } else if (op == CollectiveOp::kAllToAll && flex_) {
-      phases = lower_flex_dispatch(groups, bytes, routing_, ep_load_, combine, island_of);
+      phases =
+          collapsed_flex_
+              ? lower_flex_dispatch_collapsed(groups, bytes, routing_, ep_load_, combine, island_of)
+              : lower_flex_dispatch(groups, bytes, routing_, ep_load_, combine, island_of);
     } else if (op == CollectiveOp::kAllToAll) {
       const auto matrix = imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine);
       phases = nic_a2a_ ? lower_all_to_all_via_nics(groups, matrix, island_of)

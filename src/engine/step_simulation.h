@@ -123,6 +123,7 @@ class StepSimulation {
     one_rank_flows_ = shortcuts_.one_rank_flows.taken;
     one_replica_ = shortcuts_.one_replica.taken;
     nic_a2a_ = shortcuts_.nic_all_to_all.taken;
+    collapsed_flex_ = shortcuts_.collapsed_flex.taken;
     replicas_ = shortcuts_.replicas_simulated(sc.plan);
     mirrored_tp_ = shortcuts_.mirrored_tp.taken;
     claimed_runs_ = shortcuts_.claimed_runs.taken;
@@ -295,6 +296,7 @@ class StepSimulation {
   bool island_replicas_ = false;
   std::vector<char> simulated_gpu_;  // by GPU, with one_replica_
   bool nic_a2a_ = false;             // expert all-to-alls' cross-island flows one per NIC
+  bool collapsed_flex_ = false;      // flex dispatches: one RDMA and one NVLink flow per member
   int replicas_ = 1;                 // data-parallel replicas simulated
   CollectiveOp dp_op_ = CollectiveOp::kAllReduce;
   bool async_dp_ = false;        // gradient buckets reduced as they fill (overlap or sharded)

@@ -13,9 +13,7 @@ Shortcut decide_nic_all_to_all(const Scenario& sc, Fidelity fidelity) {
   if (fidelity == Fidelity::kFull) return {false, "full fidelity: one flow per rank pair"};
   const PlanSpec& plan = sc.plan;
   if (sc.model.moe() && plan.expert_parallel > 1 && plan.moe_dispatcher == MoeDispatcher::kFlex) {
-    return {false,
-            "flex dispatcher: its lowering already sends one RDMA flow per source and "
-            "destination island (engine/flex_dispatch.h); fast and full lower it alike"};
+    return {false, "flex dispatcher: collapsed_flex decides how its flows are lowered"};
   }
   if (!sc.model.moe() || plan.expert_parallel <= 1 ||
       plan.moe_dispatcher != MoeDispatcher::kAllToAll) {
@@ -62,6 +60,35 @@ Shortcut decide_nic_all_to_all(const Scenario& sc, Fidelity fidelity) {
                     "without competing traffic; under contention its NIC carries one all-to-all "
                     "flow instead of one per remote peer)",
                     kNicAllToAllPeers)};
+}
+
+Shortcut decide_collapsed_flex(const Scenario& sc, Fidelity fidelity) {
+  if (fidelity == Fidelity::kFull) {
+    return {false, "full fidelity: one flow per pair of members the flex dispatch connects"};
+  }
+  const PlanSpec& plan = sc.plan;
+  if (!sc.model.moe() || plan.expert_parallel <= 1 || plan.moe_dispatcher != MoeDispatcher::kFlex) {
+    return {false, "no flex dispatch over more than one GPU"};
+  }
+  // As for nic_all_to_all: ZeRO-2 / ZeRO-3 buckets and gathers beside every pass share the
+  // NICs, where max-min gives the collapsed flow one share of its per-pair flows' several.
+  if (plan.shards_gradients()) {
+    return {false,
+            "sharded gradients (optim_grads, optim_grads_params): data-parallel buckets "
+            "and gathers beside every pass share the NICs with the flex dispatches"};
+  }
+  const NetworkSpec& net = sc.cluster.network;
+  if (net.topology != Topology::kSingleSwitch && net.oversubscription > 1) {
+    return {false, fmt::format("the fat tree is oversubscribed ({}:1): the fabric above the "
+                               "NICs may bottleneck the flex dispatch's per-pair RDMA flows",
+                               net.oversubscription)};
+  }
+  return {true,
+          "flex dispatch on a fabric without taper: each member's RDMA traffic runs as one flow "
+          "through its own NIC, its NVLink traffic as one flow to the next member of its island, "
+          "each with the larger of the bytes its port sends and receives (exact without "
+          "competing traffic when each port's per-pair flows end together; under contention a "
+          "port carries one flex flow instead of one per peer)"};
 }
 
 }  // namespace trident

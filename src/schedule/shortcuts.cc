@@ -159,6 +159,7 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   Shortcuts s;
   s.fidelity = fidelity;
   s.nic_all_to_all = decide_nic_all_to_all(sc, fidelity);
+  s.collapsed_flex = decide_collapsed_flex(sc, fidelity);
   if (fidelity == Fidelity::kFull) {
     const std::string why = "full fidelity: one actor per GPU, every ring step simulated";
     s.group_actor = s.fused_tp = s.one_rank_flows = s.mirrored_tp = s.one_replica =
@@ -193,7 +194,8 @@ std::vector<std::pair<const char*, const Shortcut*>> named_shortcuts(const Short
   return {{"group_actor", &s.group_actor},       {"fused_tp", &s.fused_tp},
           {"one_rank_flows", &s.one_rank_flows}, {"mirrored_tp", &s.mirrored_tp},
           {"one_replica", &s.one_replica},       {"collapsed_steps", &s.collapsed_steps},
-          {"nic_all_to_all", &s.nic_all_to_all}, {"claimed_runs", &s.claimed_runs}};
+          {"nic_all_to_all", &s.nic_all_to_all}, {"collapsed_flex", &s.collapsed_flex},
+          {"claimed_runs", &s.claimed_runs}};
 }
 
 }  // namespace trident

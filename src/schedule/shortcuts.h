@@ -57,6 +57,9 @@ struct Shortcuts {
   // Expert all-to-alls: each member's cross-island traffic as one flow through its NIC
   // (schedule/all_to_all_shortcut.h).
   Shortcut nic_all_to_all;
+  // Flex dispatches: each member's RDMA traffic as one flow through its NIC and its NVLink
+  // traffic as one flow to its island neighbour (schedule/all_to_all_shortcut.h).
+  Shortcut collapsed_flex;
   // Pipeline transfers and passes of compute and TP collectives whose flows find their links
   // free run as one closed-form wait (platform/link_claims.h), runs meeting through flows
   // alone in their groups timed together (max-min fluid sharing); a flow on those links
