@@ -170,3 +170,54 @@ TEST_CASE("DeepEP's accounting counts a token once per node and once per GPU, ow
   CHECK(b.rdma == Approx(expected_distinct_units(r, 2)).epsilon(1e-12));
   CHECK(b.nvlink == Approx(expected_distinct_units(r, 16)).epsilon(1e-12));
 }
+
+TEST_CASE("the collapsed flex lowering loads every port with its busier direction's bytes",
+          "[moe][flex][shortcut]") {
+  // DeepSeek-V3's EP 64 over 8 islands (256 experts, top-8 from 4 of 8 node groups), balanced
+  // and with member 0 hot; a dispatch and its combine.
+  const ExpertRouting r{256, 8, 8, 4};
+  std::vector<int> g(64);
+  for (int i = 0; i < 64; ++i) g[i] = 64 + i;
+  const auto island_of = [](int gpu) { return gpu / 8; };
+  for (double load : {1.0, 1.6}) {
+    for (bool combine : {false, true}) {
+      INFO("load " << load << (combine ? " combine" : " dispatch"));
+      const std::vector<Phase> pairs = lower_flex_dispatch({g}, 1e6, r, load, combine, island_of);
+      const std::vector<Phase> one =
+          lower_flex_dispatch_collapsed({g}, 1e6, r, load, combine, island_of);
+      REQUIRE(pairs.size() == 1);
+      REQUIRE(one.size() == 1);
+      CHECK(pairs[0].flows.size() == 896);
+      CHECK(one[0].flows.size() == 128);  // one loopback and one ring flow per member
+      // Per GPU: bytes out of and into its NIC and its NVLink port, per lowering.
+      struct Ports {
+        std::map<int, double> nic_out, nic_in, nvl_out, nvl_in;
+      };
+      const auto ports = [&](const Phase& ph) {
+        Ports p;
+        for (const Flow& f : ph.flows) {
+          const bool nic = f.src == f.dst || island_of(f.src) != island_of(f.dst);
+          (nic ? p.nic_out : p.nvl_out)[f.src] += f.bytes;
+          (nic ? p.nic_in : p.nvl_in)[f.dst] += f.bytes;
+        }
+        return p;
+      };
+      Ports a = ports(pairs[0]), b = ports(one[0]);
+      double busiest_nic = 0, busiest_nvl = 0, busiest_nic_one = 0, busiest_nvl_one = 0;
+      for (int gpu : g) {
+        // The loopback carries the larger direction; each ring flow at least what its two
+        // ports carry per pair.
+        CHECK(b.nic_out.at(gpu) == Approx(std::max(a.nic_out[gpu], a.nic_in[gpu])));
+        CHECK(b.nvl_out.at(gpu) >= a.nvl_out[gpu] * (1 - 1e-12));
+        CHECK(b.nvl_in.at(gpu) >= a.nvl_in[gpu] * (1 - 1e-12));
+        busiest_nic = std::max({busiest_nic, a.nic_out[gpu], a.nic_in[gpu]});
+        busiest_nvl = std::max({busiest_nvl, a.nvl_out[gpu], a.nvl_in[gpu]});
+        busiest_nic_one = std::max(busiest_nic_one, b.nic_out.at(gpu));
+        busiest_nvl_one = std::max({busiest_nvl_one, b.nvl_out.at(gpu), b.nvl_in.at(gpu)});
+      }
+      // The busiest port, which ends the phase alone, carries the same bytes either way.
+      CHECK(busiest_nic_one == Approx(busiest_nic).epsilon(1e-12));
+      CHECK(busiest_nvl_one == Approx(busiest_nvl).epsilon(1e-12));
+    }
+  }
+}

@@ -29,6 +29,21 @@ double isolated_double(const std::function<double()>& f) {
   }));
 }
 
+// probe_phase_series of series() on `gpus` GPUs of `c`, in a child process.
+std::vector<double> isolated_series(
+    const ClusterSpec& c, int gpus,
+    const std::function<std::vector<std::vector<Phase>>()>& series) {
+  std::istringstream in(run_isolated([&]() {
+    std::ostringstream out;
+    out.precision(17);
+    for (double t : probe_phase_series(c, gpus, series())) out << t << ' ';
+    return out.str();
+  }));
+  std::vector<double> t;
+  for (double x; in >> x;) t.push_back(x);
+  return t;
+}
+
 // 32 experts of 1024, top-4, sequence 1024.
 Scenario flex_scenario(int nodes, int t, int p, int d, int ep, int etp) {
   ModelSpec m = small_moe_model(32, 4, 1024, 1024);
@@ -107,14 +122,43 @@ TEST_CASE("fast and full fidelity agree with the flex dispatcher",
     const Shortcuts s = decide_shortcuts(sc, Fidelity::kFast);
     CHECK_FALSE(s.nic_all_to_all.taken);
     CHECK_THAT(s.nic_all_to_all.reason, Catch::Contains("flex"));
+    CHECK(s.collapsed_flex.taken);
+    CHECK_FALSE(decide_shortcuts(sc, Fidelity::kFull).collapsed_flex.taken);
     for (bool zero1 : {false, true}) {
       sc.plan.distributed_optimizer = zero1;
       sc.plan.overlap_grad_reduce = zero1;
+      // Imbalanced routing with ZeRO-1: member 0's ports carry more than the others'.
+      sc.plan.moe_load_imbalance = zero1 ? 1.5 : 1;
       const Report fast = simulate_report(sc, Fidelity::kFast);
       const Report full = simulate_report(sc, Fidelity::kFull);
       CHECK(fast.step_time_s == Approx(full.step_time_s).epsilon(0.01));
       CHECK(fast.ep_comm_exposed_s == Approx(full.ep_comm_exposed_s).epsilon(0.01));
       CHECK(fast.ep_comm_exposed_s > 0);
+    }
+  }
+}
+
+TEST_CASE("the collapsed flex dispatch takes the per-pair flows' time alone",
+          "[engine][moe][flex][shortcut]") {
+  // DeepSeek-V3's EP 64 over 8 DGX H100 nodes and EP 16 over two, 4096 tokens of 7168 in
+  // BF16, balanced and with member 0 carrying 1.5x its share.
+  const ClusterSpec c = load_scenario(source_path("scenarios/llama3-8b-dgx-h100.yaml"), {}).cluster;
+  const auto island_of = [](int gpu) { return gpu / 8; };
+  for (int ep : {16, 64}) {
+    const int nodes = ep / 8;
+    const ExpertRouting r{256, 8, nodes, std::min(nodes, 4)};
+    std::vector<int> group(ep);
+    for (int i = 0; i < ep; ++i) group[i] = i;
+    for (double load : {1.0, 1.5}) {
+      INFO("EP " << ep << " load " << load);
+      const double bytes = 4096.0 * 7168 * 2;
+      const std::vector<double> t = isolated_series(c, ep, [&] {
+        return std::vector<std::vector<Phase>>{
+            lower_flex_dispatch({group}, bytes, r, load, false, island_of),
+            lower_flex_dispatch_collapsed({group}, bytes, r, load, false, island_of)};
+      });
+      REQUIRE(t.size() == 2);
+      CHECK(t[1] == Approx(t[0]).epsilon(0.01));
     }
   }
 }
