@@ -3,10 +3,13 @@
 #ifndef TRIDENT_TESTS_SIM_REPORT_H_
 #define TRIDENT_TESTS_SIM_REPORT_H_
 
+#include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/isolated_run.h"
+#include "engine/probes.h"
 #include "engine/simulator.h"
 #include "report/metrics.h"
 #include "schedule/program.h"
@@ -51,6 +54,22 @@ inline double simulated_step(const Scenario& sc) {
     out << simulate_step(sc, w, programs, options).step_time_s;
     return out.str();
   }));
+}
+
+// Returns probe_phase_series(c, gpus, series()) run in a child process: the simulated seconds
+// of each collective's phases, one after another on one platform.
+inline std::vector<double> isolated_phase_series(
+    const ClusterSpec& c, int gpus,
+    const std::function<std::vector<std::vector<Phase>>()>& series) {
+  std::istringstream in(run_isolated([&]() {
+    std::ostringstream out;
+    out.precision(17);
+    for (double t : probe_phase_series(c, gpus, series())) out << t << ' ';
+    return out.str();
+  }));
+  std::vector<double> t;
+  for (double x; in >> x;) t.push_back(x);
+  return t;
 }
 
 }  // namespace trident::testing

@@ -40,7 +40,7 @@ TEST_CASE("an all-to-all through the NICs: one flow per member across islands", 
   const auto m = imbalanced_all_to_all_bytes(4, B, 2, false);
   const std::vector<Phase> ph = lower_all_to_all_via_nics({{0, 1, 2, 3}}, m, island);
   REQUIRE(ph.size() == 1);
-  // Per member: its island peer over NVLink, and one loopback through its NIC.
+  // Per member: its island peer over NVLink (a ring of two), and one loopback through its NIC.
   REQUIRE(ph[0].flows.size() == 4 + 4);
   double loop0 = 0, loop2 = 0, nvl10 = 0;
   for (const Flow& f : ph[0].flows) {
@@ -56,6 +56,32 @@ TEST_CASE("an all-to-all through the NICs: one flow per member across islands", 
   const std::vector<Phase> u = lower_all_to_all_via_nics(
       {{0, 1, 2, 3}}, std::vector<std::vector<double>>(4, std::vector<double>(4, B / 4)), island);
   for (const Flow& f : u[0].flows) CHECK(f.bytes == (f.src == f.dst ? 2 * B / 4 : B / 4));
+}
+
+TEST_CASE("the NIC all-to-all takes the per-pair flows' time alone", "[engine][moe][a2a]") {
+  // EP 16 over two DGX H100 nodes and EP 64 over eight, 4096 tokens x top-8 x 7168 in BF16
+  // per GPU, balanced and with member 0 carrying 1.5x its share; dispatch and combine.
+  const ClusterSpec c = load_scenario(source_path("scenarios/llama3-8b-dgx-h100.yaml"), {}).cluster;
+  const auto island_of = [](int gpu) { return gpu / 8; };
+  for (int ep : {16, 64}) {
+    std::vector<int> group(ep);
+    std::iota(group.begin(), group.end(), 0);
+    for (double load : {1.0, 1.5}) {
+      for (bool combine : {false, true}) {
+        INFO("EP " << ep << " load " << load << (combine ? " combine" : " dispatch"));
+        const auto m = imbalanced_all_to_all_bytes(ep, 4096.0 * 8 * 7168 * 2, load, combine);
+        const std::vector<Phase> pairs = lower_all_to_all({group}, m);
+        const std::vector<Phase> nics = lower_all_to_all_via_nics({group}, m, island_of);
+        REQUIRE(nics.size() == 1);
+        CHECK(nics[0].flows.size() == size_t(2 * ep));  // a loopback and a ring flow each
+        const std::vector<double> t = isolated_phase_series(c, ep, [&] {
+          return std::vector<std::vector<Phase>>{pairs, nics};
+        });
+        REQUIRE(t.size() == 2);
+        CHECK(t[1] == Approx(t[0]).epsilon(0.01));
+      }
+    }
+  }
 }
 
 TEST_CASE("the NIC all-to-all shortcut needs members with many remote peers", "[moe][shortcuts]") {

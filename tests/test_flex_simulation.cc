@@ -29,21 +29,6 @@ double isolated_double(const std::function<double()>& f) {
   }));
 }
 
-// probe_phase_series of series() on `gpus` GPUs of `c`, in a child process.
-std::vector<double> isolated_series(
-    const ClusterSpec& c, int gpus,
-    const std::function<std::vector<std::vector<Phase>>()>& series) {
-  std::istringstream in(run_isolated([&]() {
-    std::ostringstream out;
-    out.precision(17);
-    for (double t : probe_phase_series(c, gpus, series())) out << t << ' ';
-    return out.str();
-  }));
-  std::vector<double> t;
-  for (double x; in >> x;) t.push_back(x);
-  return t;
-}
-
 // 32 experts of 1024, top-4, sequence 1024.
 Scenario flex_scenario(int nodes, int t, int p, int d, int ep, int etp) {
   ModelSpec m = small_moe_model(32, 4, 1024, 1024);
@@ -152,7 +137,7 @@ TEST_CASE("the collapsed flex dispatch takes the per-pair flows' time alone",
     for (double load : {1.0, 1.5}) {
       INFO("EP " << ep << " load " << load);
       const double bytes = 4096.0 * 7168 * 2;
-      const std::vector<double> t = isolated_series(c, ep, [&] {
+      const std::vector<double> t = isolated_phase_series(c, ep, [&] {
         return std::vector<std::vector<Phase>>{
             lower_flex_dispatch({group}, bytes, r, load, false, island_of),
             lower_flex_dispatch_collapsed({group}, bytes, r, load, false, island_of)};

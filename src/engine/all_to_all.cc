@@ -27,12 +27,37 @@ std::vector<Phase> lower_all_to_all(const std::vector<std::vector<int>>& groups,
   return {phase};
 }
 
+void add_island_rings(const std::vector<int>& g, const std::vector<double>& out,
+                      const std::vector<double>& in, const std::function<int(int)>& island_of,
+                      Phase* phase) {
+  const int n = static_cast<int>(g.size());
+  std::vector<char> done(n, 0);
+  for (int first = 0; first < n; ++first) {
+    if (done[first]) continue;
+    std::vector<int> island;  // the members in first's island, in group order
+    for (int m = first; m < n; ++m) {
+      if (!done[m] && island_of(g[m]) == island_of(g[first])) {
+        island.push_back(m);
+        done[m] = 1;
+      }
+    }
+    const int c = static_cast<int>(island.size());
+    if (c <= 1) continue;
+    for (int k = 0; k < c; ++k) {
+      const int a = island[k], b = island[(k + 1) % c];
+      const double bytes = std::max(out[a], in[b]);
+      if (bytes > 0) phase->flows.push_back(Flow{g[a], g[b], bytes, 0});
+    }
+  }
+}
+
 std::vector<Phase> lower_all_to_all_via_nics(const std::vector<std::vector<int>>& groups,
                                              const std::vector<std::vector<double>>& bytes,
                                              const std::function<int(int)>& island_of) {
   Phase phase;
   for (const std::vector<int>& g : groups) {
     const int n = static_cast<int>(g.size());
+    std::vector<double> nvl_out(n), nvl_in(n);
     for (int i = 0; i < n; ++i) {
       double sent = 0, received = 0;
       for (int j = 0; j < n; ++j) {
@@ -40,13 +65,15 @@ std::vector<Phase> lower_all_to_all_via_nics(const std::vector<std::vector<int>>
         if (island_of(g[i]) != island_of(g[j])) {
           sent += bytes[i][j];
           received += bytes[j][i];
-        } else if (bytes[i][j] > 0) {
-          phase.flows.push_back(Flow{g[i], g[j], bytes[i][j], 0});
+        } else {
+          nvl_out[i] += bytes[i][j];
+          nvl_in[j] += bytes[i][j];
         }
       }
       const double across = std::max(sent, received);
       if (across > 0) phase.flows.push_back(Flow{g[i], g[i], across, 0});
     }
+    add_island_rings(g, nvl_out, nvl_in, island_of, &phase);
   }
   if (phase.flows.empty()) return {};
   return {phase};

@@ -35,16 +35,24 @@ std::vector<Phase> lower_all_to_all(const std::vector<std::vector<int>>& groups,
 
 // Returns the phases of the all-to-all `bytes` (as above) with each member's traffic across
 // islands collapsed into one flow out through its own NIC and back (the platform's loopback
-// route), carrying the larger of what it sends to and receives from other islands; traffic
-// inside an island stays one flow per pair over NVLink. Without competing traffic on a
-// non-blocking fabric it takes the per-pair lowering's time: every NIC carries the same bytes
-// and the busiest one sets the end (the closed form's bound). Under contention each NIC's
-// load is one flow instead of one per remote peer. n + c(c - 1) flows per group of n members
-// with c per island, instead of n(n - 1): DeepSeek-V3's EP 64 over 8 nodes moves 512 instead
-// of 4032. `island_of` maps a GPU to its NVLink island.
+// route), carrying the larger of what it sends to and receives from other islands, and its
+// traffic inside its island into one NVLink flow to the next member there
+// (add_island_rings). Without competing traffic on a non-blocking fabric it takes the
+// per-pair lowering's time when each port's per-pair flows end together: every NIC and
+// NVLink port carries one flow of its busier direction's bytes and the busiest one sets the
+// end (the closed form's bound). Under contention each port's load is one flow instead of
+// one per peer. 2n flows per group of n members instead of n(n - 1): DeepSeek-V3's EP 64
+// over 8 nodes moves 128 instead of 4032. `island_of` maps a GPU to its NVLink island.
 std::vector<Phase> lower_all_to_all_via_nics(const std::vector<std::vector<int>>& groups,
                                              const std::vector<std::vector<double>>& bytes,
                                              const std::function<int(int)>& island_of);
+
+// Appends, for each NVLink island holding c > 1 members of group `g` (members in group order
+// m_0 .. m_{c-1}), the flows m_k -> m_{k+1 mod c} carrying max(out[m_k], in[m_{k+1}]): what
+// each member sends to, and receives from, the others of its island, one flow per port.
+void add_island_rings(const std::vector<int>& g, const std::vector<double>& out,
+                      const std::vector<double>& in, const std::function<int(int)>& island_of,
+                      Phase* phase);
 
 // Returns the n x n byte matrix of a MoE dispatch (or, `combine`, its combine) with one busy
 // member: every member sends bytes_per_gpu in all, bytes_per_gpu / n x `load` of it to member

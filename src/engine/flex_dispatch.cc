@@ -4,6 +4,8 @@
 #include <map>
 #include <utility>
 
+#include "engine/all_to_all.h"
+
 namespace trident {
 
 FlexLayout flex_layout(const std::vector<int>& group, const ExpertRouting& routing,
@@ -116,13 +118,12 @@ std::vector<Phase> lower_flex_dispatch_collapsed(const std::vector<std::vector<i
       (across ? rdma_out : nvl_out)[pair.first] += b;
       (across ? rdma_in : nvl_in)[pair.second] += b;
     }
-    // Each island's members in a ring: member k's NVLink port out and member k + 1's in.
-    for (const std::vector<int>& island : l.members) {
-      const int c = static_cast<int>(island.size());
-      if (c <= 1) continue;
-      for (int k = 0; k < c; ++k) {
-        const int a = island[k], b = island[(k + 1) % c];
-        add_flow(g, a, b, std::max(nvl_out[a], nvl_in[b]), combine, &phase);
+    // Each island's members in a ring (the combine runs it backwards).
+    const size_t ring = phase.flows.size();
+    add_island_rings(g, nvl_out, nvl_in, island_of, &phase);
+    if (combine) {
+      for (size_t f = ring; f < phase.flows.size(); ++f) {
+        std::swap(phase.flows[f].src, phase.flows[f].dst);
       }
     }
     // Out through its own NIC and back (the platform's loopback route).
