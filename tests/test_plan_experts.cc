@@ -50,8 +50,9 @@ TEST_CASE("plan bound counts what an expert-parallel group spanning nodes sends 
   // Qwen3-30B-A3B on 4 DGX H100 nodes, t = 1, d = 32: EP 16 spans two nodes, so every dispatch
   // and combine sends half its tokens through the NICs (the InfiniBand rate an NVLink island
   // does not have). Both dispatchers: the bound stays below the step and now carries that
-  // traffic (before, it counted 0 for it: the bound was 55 % of the step with either).
-  for (const char* dispatcher : {"allgather", "alltoall"}) {
+  // traffic (before, it counted 0 for it: the bound was 55 % of the step with either; flex
+  // counted 0 until stop 17).
+  for (const char* dispatcher : {"allgather", "alltoall", "flex"}) {
     CAPTURE(dispatcher);
     const Scenario sc = load_scenario_text(
         "cluster: dgx-h100\nmodel: qwen3-30b-a3b\nplan:\n  tensor_parallel: 1\n"

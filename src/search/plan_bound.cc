@@ -5,9 +5,11 @@
 #include <map>
 #include <set>
 
+#include "engine/flex_dispatch.h"
 #include "schedule/expert_ranks.h"
 #include "schedule/rank_map.h"
 #include "workload/collective_time.h"
+#include "workload/expert_routing.h"
 #include "workload/moe_ops.h"
 #include "workload/tp_overlap.h"
 
@@ -108,6 +110,33 @@ ExpertFloor expert_floor(const std::vector<int>& islands, double load, const Clu
     busiest = std::max(busiest, std::max(out, in));
   }
   f.per_byte = busiest / n / (c.network.nic_bandwidth * c.network.protocol_efficiency);
+  return f;
+}
+
+// The least time of a flex (DeepEP) dispatch or combine of B token bytes per GPU over one
+// expert-parallel group (members' islands `islands`): `per_byte` x B. Whatever a member sends
+// or receives over RDMA crosses its NIC, and what it writes to or receives from the others of
+// its island (its own tokens and those it forwards) its NVLink port; the busiest port sets
+// the floor (the bytes of engine/flex_dispatch.h, read off its collapsed lowering, whose
+// flows carry each port's busier direction). 0 with fewer than two members.
+ExpertFloor flex_floor(const std::vector<int>& islands, const ExpertRouting& routing, double load,
+                       const ClusterSpec& c) {
+  ExpertFloor f;
+  const int n = static_cast<int>(islands.size());
+  if (n < 2 || routing.experts % n != 0) return f;
+  std::vector<int> members(n);
+  for (int m = 0; m < n; ++m) members[m] = m;
+  const auto island_of = [&islands](int m) { return islands[m]; };
+  double nic = 0, nvlink = 0;  // the busiest port's bytes per token byte
+  for (const Phase& ph :
+       lower_flex_dispatch_collapsed({members}, 1.0, routing, load, false, island_of)) {
+    for (const Flow& fl : ph.flows) {
+      double& busiest = fl.src == fl.dst ? nic : nvlink;  // a loopback: the member's NIC
+      busiest = std::max(busiest, fl.bytes);
+    }
+  }
+  f.per_byte = std::max(nic / (c.network.nic_bandwidth * c.network.protocol_efficiency),
+                        nvlink / (c.nvlink.bandwidth * c.nvlink.protocol_efficiency));
   return f;
 }
 
@@ -337,11 +366,14 @@ StepBound step_lower_bound(const Scenario& sc, const Workload& w,
     const StageWork& st = w.stages[s];
     const TpLayout& dp_layout = layouts.data[s];
     const TpLayout* expert_layout = layouts.expert_data.empty() ? nullptr : &layouts.expert_data[s];
-    // The dispatchers' floors (flex moves other bytes: it counts 0 there).
+    // The dispatchers' floors.
     ExpertFloor ef;
     if (sc.model.moe() && !layouts.expert_islands.empty() && !layouts.expert_islands[s].empty()) {
       if (plan.moe_dispatcher == MoeDispatcher::kAllToAll) {
         ef = expert_floor(layouts.expert_islands[s], moe_expert_load(sc.model, plan), sc.cluster);
+      } else if (plan.moe_dispatcher == MoeDispatcher::kFlex) {
+        ef = flex_floor(layouts.expert_islands[s], expert_routing(sc.model),
+                        moe_expert_load(sc.model, plan), sc.cluster);
       } else if (plan.moe_dispatcher == MoeDispatcher::kAllGather) {
         ef.ep = plan.expert_parallel;
         ef.layout = layouts.expert[s];
