@@ -3,11 +3,39 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "schedule/expert_ranks.h"
 #include "schedule/rank_map.h"
 
 namespace trident {
+
+namespace {
+
+// Returns the refusal both collapses share, or nothing: sharded gradients (ZeRO-2 / ZeRO-3
+// reduce-scatters and gathers over the data and expert-data groups beside every pass meet the
+// collapsed flows on the NICs, where max-min gives a collapsed flow one share where its
+// per-pair flows had one each; measured: fast 5-9 % above full with EP 16 over two nodes), or
+// a tapered fat tree (the fabric above the NICs may bottleneck the per-pair flows). `traffic`
+// names what is collapsed ("all-to-alls"), `flows` its per-pair flows.
+std::optional<Shortcut> shared_nic_refusal(const Scenario& sc, const char* traffic,
+                                           const char* flows) {
+  if (sc.plan.shards_gradients()) {
+    return Shortcut{false, fmt::format("sharded gradients (optim_grads, optim_grads_params): "
+                                       "data-parallel buckets and gathers beside every pass "
+                                       "share the NICs with the {}",
+                                       traffic)};
+  }
+  const NetworkSpec& net = sc.cluster.network;
+  if (net.topology != Topology::kSingleSwitch && net.oversubscription > 1) {
+    return Shortcut{false, fmt::format("the fat tree is oversubscribed ({}:1): the fabric above "
+                                       "the NICs may bottleneck the {}",
+                                       net.oversubscription, flows)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 Shortcut decide_nic_all_to_all(const Scenario& sc, Fidelity fidelity) {
   if (fidelity == Fidelity::kFull) return {false, "full fidelity: one flow per rank pair"};
@@ -19,19 +47,8 @@ Shortcut decide_nic_all_to_all(const Scenario& sc, Fidelity fidelity) {
       plan.moe_dispatcher != MoeDispatcher::kAllToAll) {
     return {false, "no expert-parallel all-to-all"};
   }
-  // ZeRO-2 / ZeRO-3 reduce-scatter (and gather) over the data and expert-data groups beside
-  // every pass: on a NIC they share, max-min gives the collapsed flow one share where the
-  // per-pair flows had one each (measured: fast 5-9 % above full with EP 16 over two nodes).
-  if (plan.shards_gradients()) {
-    return {false,
-            "sharded gradients (optim_grads, optim_grads_params): data-parallel buckets "
-            "and gathers beside every pass share the NICs with the all-to-alls"};
-  }
-  const NetworkSpec& net = sc.cluster.network;
-  if (net.topology != Topology::kSingleSwitch && net.oversubscription > 1) {
-    return {false, fmt::format("the fat tree is oversubscribed ({}:1): the fabric above the "
-                               "NICs may bottleneck the all-to-all's per-pair flows",
-                               net.oversubscription)};
+  if (auto refusal = shared_nic_refusal(sc, "all-to-alls", "all-to-all's per-pair flows")) {
+    return *refusal;
   }
   // The fewest peers a member has in other islands, over the stage's expert groups.
   const RankMap ranks(plan, sc.cluster);
@@ -70,18 +87,9 @@ Shortcut decide_collapsed_flex(const Scenario& sc, Fidelity fidelity) {
   if (!sc.model.moe() || plan.expert_parallel <= 1 || plan.moe_dispatcher != MoeDispatcher::kFlex) {
     return {false, "no flex dispatch over more than one GPU"};
   }
-  // As for nic_all_to_all: ZeRO-2 / ZeRO-3 buckets and gathers beside every pass share the
-  // NICs, where max-min gives the collapsed flow one share of its per-pair flows' several.
-  if (plan.shards_gradients()) {
-    return {false,
-            "sharded gradients (optim_grads, optim_grads_params): data-parallel buckets "
-            "and gathers beside every pass share the NICs with the flex dispatches"};
-  }
-  const NetworkSpec& net = sc.cluster.network;
-  if (net.topology != Topology::kSingleSwitch && net.oversubscription > 1) {
-    return {false, fmt::format("the fat tree is oversubscribed ({}:1): the fabric above the "
-                               "NICs may bottleneck the flex dispatch's per-pair RDMA flows",
-                               net.oversubscription)};
+  if (auto refusal =
+          shared_nic_refusal(sc, "flex dispatches", "flex dispatch's per-pair RDMA flows")) {
+    return *refusal;
   }
   return {true,
           "flex dispatch on a fabric without taper: each member's RDMA traffic runs as one flow "
