@@ -93,6 +93,31 @@ TEST_CASE("activation memory: fused attention keeps no s x s scores", "[attentio
   CHECK(layer_activation_bytes(llama, p) == Approx((32 - 4 * (1 - 8.0 / 64)) * sbh / t));
 }
 
+TEST_CASE("activation memory: FP8 keeps the linear layers' inputs in FP8", "[attention][memory]") {
+  ModelSpec llama = gpt_model(4, 8192, 64, 8192, 128256);
+  llama.attention_dropout = 0;
+  llama.hidden_dropout = 0;
+  PlanSpec p = plan(8, 1, 1, 1, 1, ScheduleKind::k1F1B);
+  p.attention_backend = AttentionBackend::kFlash;
+  p.sequence_parallel = true;
+  p.recompute = Recompute::kSelective;
+  const double sbh = 8192.0 * 8192, t = 8;
+  CHECK(layer_activation_bytes(llama, p) == Approx(32 * sbh / t));
+  // QKV and FC1 inputs 2 -> 1 byte each, FC2 input 8 -> 4, plus a 1-byte copy of the
+  // projection's input: 32 - 2 - 4 + 1 = 27.
+  p.precision = Precision::kFp8;
+  p.fp8_recipe = Fp8Recipe::kDelayed;
+  CHECK(layer_activation_bytes(llama, p) == Approx(27 * sbh / t));
+  // MXFP8 adds an E8M0 scale per 32 elements to each of the four FP8 copies (1 + 1 + 4 + 1 =
+  // 7 bytes of FP8 per s b h / t).
+  p.fp8_recipe = Fp8Recipe::kMxfp8;
+  CHECK(layer_activation_bytes(llama, p, GpuArchitecture::kBlackwell) ==
+        Approx((27 + 7.0 / 32) * sbh / t));
+  // Full recomputation keeps only the layer input, whatever the precision.
+  p.recompute = Recompute::kFull;
+  CHECK(layer_activation_bytes(llama, p) == Approx(2 * sbh / t));
+}
+
 TEST_CASE("dropout kernels exist only for dropout > 0, RMSNorm has no bias", "[attention]") {
   ModelSpec m = gpt_model(4, 4096, 32, 4096, 32000);
   PlanSpec p = plan(1, 1, 1, 1, 1, ScheduleKind::k1F1B);

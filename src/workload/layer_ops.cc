@@ -68,6 +68,19 @@ double fp8_cast_bytes_per_element(Fp8Recipe recipe, GpuArchitecture arch) {
   return 2 + (arch == GpuArchitecture::kBlackwell ? 1 : 2);  // amax fused into the cast
 }
 
+double fp8_scale_bytes_per_element(Fp8Recipe recipe) {
+  switch (recipe) {
+    case Fp8Recipe::kMxfp8:
+      return 1.0 / 32;
+    case Fp8Recipe::kBlockwise:
+      return 4.0 / 128;
+    case Fp8Recipe::kDelayed:
+    case Fp8Recipe::kTensorwise:
+      break;
+  }
+  return 0;
+}
+
 double fp8_weight_bytes_per_param(Fp8Recipe recipe, GpuArchitecture arch) {
   switch (recipe) {
     case Fp8Recipe::kMxfp8:

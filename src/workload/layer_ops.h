@@ -114,6 +114,10 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan,
 double fp8_cast_bytes_per_element(Fp8Recipe recipe, GpuArchitecture arch);
 // Bytes per parameter of the FP8 weight copies Transformer Engine keeps (and their scales).
 double fp8_weight_bytes_per_param(Fp8Recipe recipe, GpuArchitecture arch);
+// Bytes of scale per FP8 element of an activation under `recipe`: 1/32 (an E8M0 scale per 32
+// elements) for MXFP8, 4/128 (an fp32 scale per 1 x 128 tile) for blockwise, 0 for the
+// per-tensor recipes.
+double fp8_scale_bytes_per_element(Fp8Recipe recipe);
 // Bytes per parameter an FP8 weight all-gather moves (fp8_param_gather): one FP8 layout and
 // its scales (the transpose is made where it is used).
 double fp8_gather_bytes_per_param(Fp8Recipe recipe);

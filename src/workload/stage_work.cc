@@ -331,17 +331,30 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
       unfused ? (m.attention_dropout > 0 ? 5 : 2) * a * s / (h * t) : 4 * a / (h * t);
   // Of the 24 that t divides, Q, K and V take 6 (2 each); with grouped-query attention K and V
   // are g/a of Q.
-  const double sharded = 24 - 4 * (1 - double(m.num_query_groups) / m.num_attention_heads);
+  double sharded = 24 - 4 * (1 - double(m.num_query_groups) / m.num_attention_heads);
+  double replicated_kept = replicated;
+  if (p.precision == Precision::kFp8) {
+    // Transformer Engine saves a linear layer's input for the weight gradient in FP8, as the
+    // GEMM read it (transformer_engine/pytorch/module/linear.py and layernorm_linear.py /
+    // layernorm_mlp.py save the FP8-cast input or layer-norm output, not the 16-bit one): the
+    // QKV and FC1 inputs (2 + 2 of the replicated part) drop to 1 byte each and the FC2 input
+    // (the activation's output, 8 of the sharded 24) to 4; the projection's input is the
+    // attention output, which the attention keeps in 16 bits for its own backward, so its FP8
+    // copy adds 1. Block-scaled recipes add their scales (1/32 or 4/128 of a byte).
+    const double scale = fp8_scale_bytes_per_element(p.fp8_recipe);
+    replicated_kept -= 2 * (1 - scale);
+    sharded -= 4 * (1 - scale) - (1 + scale);
+  }
   switch (p.recompute) {
     case Recompute::kFull:
       return sp ? 2 * sbh / t : 2 * sbh;
     case Recompute::kSelective:
-      return sp ? (sharded + replicated) * sbh / t : sbh * (replicated + sharded / t);
+      return sp ? (sharded + replicated_kept) * sbh / t : sbh * (replicated_kept + sharded / t);
     case Recompute::kNone:
       break;
   }
-  if (sp) return sbh * ((sharded + replicated) / t + core);
-  return sbh * (replicated + sharded / t + core);
+  if (sp) return sbh * ((sharded + replicated_kept) / t + core);
+  return sbh * (replicated_kept + sharded / t + core);
 }
 
 double memory_margin_bytes(const ClusterSpec& cluster, const Workload& workload) {

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Runs the published end-to-end training runs (tests/data/end_to_end/calibration.jsonl)
+through trident and prints, per run, the predicted step against the measured one and the
+memory verdict. scripts/fit_end_to_end.py fits on its output; this file is also the library
+that turns a run into a scenario (`scenario_for`) and a measurement into seconds per step
+(`measured_step_s`).
+
+usage: scripts/end_to_end.py [--binary build/trident] [--only SET,...] [--jobs N]
+                             [--set K=V]... [--format table|json]
+
+Every run is simulated with the settings its source states. Where trident does not take a
+stated setting yet, the run is still simulated without it and the setting is listed in the
+`dropped` column (and JSON field), so nothing is silently lost. Set-level facts the rows do
+not carry but their sources state are applied by `SET_FACTS` below, each with its source.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "tests", "data", "end_to_end", "calibration.jsonl")
+
+# What each set's source states beyond the row (applied unless the row says otherwise).
+SET_FACTS = {
+    # Megatron-LM README, "Training Speed and Scalability" (table of f2e5db40): "DP overlap and
+    # TP overlap on" for the weak-scaling runs.
+    "megatron_h100": {"plan": {"tp_comm_overlap": True, "overlap_param_gather": True}},
+    # NeMo 24.07 / 24.11 (dgxc-benchmarking v24.11 runs NeMo's performance recipes): the model
+    # configs run without dropout (NeMo GPTConfig / Llama / Nemotron configs: hidden_dropout
+    # and attention_dropout 0) and with Transformer Engine's userbuffer TP overlap whenever
+    # TP > 1 with sequence parallelism (NeMo performance recipes: tp_comm_overlap=True).
+    "dgxc_h100_bf16": {"model": {"attention_dropout": 0, "hidden_dropout": 0},
+                       "plan_if_tp": {"tp_comm_overlap": True}},
+    "dgxc_h100_fp8": {"model": {"attention_dropout": 0, "hidden_dropout": 0},
+                      "plan_if_tp": {"tp_comm_overlap": True}},
+    "nemo2407_h100_fp8": {"model": {"attention_dropout": 0, "hidden_dropout": 0},
+                          "plan_if_tp": {"tp_comm_overlap": True}},
+    # Megatron-Core MoE runs: Megatron-LM MoE examples set --attention-dropout 0.0
+    # --hidden-dropout 0.0 for Mixtral, DeepSeek and Qwen3.
+    "megatron_moe": {"model": {"attention_dropout": 0, "hidden_dropout": 0}},
+    "megatron_moe_recipes": {"model": {"attention_dropout": 0, "hidden_dropout": 0}},
+    "modelzoo_mixtral": {"model": {"attention_dropout": 0, "hidden_dropout": 0}},
+    "modelzoo_qwen3_h100": {"model": {"attention_dropout": 0, "hidden_dropout": 0}},
+}
+
+# Megatron's FLOPs formula as each TFLOP/s figure was computed (the row's notes): the 2024
+# formula counts attention scores in full, later ones halve them under the causal mask.
+CAUSAL_HALVED = {"megatron_moe": False, "megatron_moe_recipes": True,
+                 "modelzoo_mixtral": False, "modelzoo_qwen3_h100": True}
+
+# Row values trident names differently (a translation, not a dropped setting).
+PRECISION_ALIASES = {"mxfp8": ("fp8", "mxfp8"), "blockwise": ("fp8", "blockwise")}
+
+GPUS_PER_NODE = {"gb200-nvl72": 4, "gb300-nvl72": 4}
+
+
+def load_rows(path=DATA):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def megatron_flops_per_step(row):
+    """Model FLOPs of one step as Megatron-LM counts them (3 x forward: forward, data and
+    weight gradients; 2 FLOPs per multiply-add), for the formula of the row's set."""
+    m, p = row["model"], row["plan"]
+    h, layers, s = m["hidden_size"], m["num_layers"], m["seq_length"]
+    a = m["num_attention_heads"]
+    g = m.get("num_query_groups") or a
+    d = m.get("kv_channels") or h // a
+    ffn = m.get("ffn_hidden_size") or 4 * h
+    gated = 3 if m.get("swiglu") else 2
+    halve = 0.5 if CAUSAL_HALVED.get(row["set"], False) else 1.0
+    if m.get("multi_latent_attention"):
+        qk, pe, vd = m["qk_head_dim"], m["qk_pos_emb_head_dim"], m["v_head_dim"]
+        q_lora, kv_lora = m.get("q_lora_rank"), m["kv_lora_rank"]
+        q = q_lora * (h + a * (qk + pe)) if q_lora else h * a * (qk + pe)
+        attn_params = q + h * (kv_lora + pe) + kv_lora * a * (qk + vd) + a * vd * h
+        scores = 2 * s * a * (qk + pe + vd) * halve  # QK^T and attention x V, per token
+    else:
+        attn_params = h * d * (a + 2 * g) + a * d * h
+        scores = 2 * s * a * d * 2 * halve
+    experts = m.get("num_experts")
+    freq = m.get("moe_layer_freq", 1 if experts else 0)
+    if isinstance(freq, list):
+        moe_layers = sum(freq)
+    elif experts:
+        moe_layers = layers // freq if freq else 0
+    else:
+        moe_layers = 0
+    dense_layers = layers - moe_layers
+    moe_mlp = 0
+    if experts:
+        moe_mlp = gated * h * m["moe_ffn_hidden_size"] * m["moe_router_topk"]
+        moe_mlp += gated * h * (m.get("moe_shared_expert_intermediate_size") or 0)
+        moe_mlp += h * experts  # router
+    per_token = (layers * (2 * attn_params + scores) + dense_layers * 2 * gated * h * ffn +
+                 moe_layers * 2 * moe_mlp + 2 * h * m["vocab_size"])
+    mtp = m.get("mtp_num_layers") or 0
+    if mtp:  # each MTP depth: a projection of 2h -> h, one more layer and the logits
+        mtp_mlp = moe_mlp if experts else gated * h * ffn
+        per_token += mtp * (2 * 2 * h * h + 2 * attn_params + scores + 2 * mtp_mlp +
+                            2 * h * m["vocab_size"])
+    return 3 * per_token * s * p["global_batch_size"]
+
+
+def measured_step_s(row):
+    """Seconds per optimizer step the source measured (converted as the data README says)."""
+    if "measured_s" in row:
+        return row["measured_s"]
+    if "measured_tokens_per_s_per_gpu" in row:
+        tokens = row["plan"]["global_batch_size"] * row["model"]["seq_length"]
+        return tokens / (row["measured_tokens_per_s_per_gpu"] * row["gpus"])
+    return megatron_flops_per_step(row) / (row["measured_tflops_per_gpu"] * 1e12 * row["gpus"])
+
+
+def scenario_for(row):
+    """Returns (scenario dict, settings applied from SET_FACTS) for a row."""
+    def stated(v):
+        return v is not None and not (isinstance(v, str) and "not stated" in v)
+    model = {k: v for k, v in row["model"].items() if stated(v)}
+    plan = {k: v for k, v in row["plan"].items() if stated(v)}
+    facts = SET_FACTS.get(row["set"], {})
+    applied = []
+    for k, v in facts.get("model", {}).items():
+        if k not in model:
+            model[k] = v
+            applied.append(f"model.{k}={v}")
+    extra = dict(facts.get("plan", {}))
+    if plan.get("tensor_parallel", 1) > 1 and plan.get("sequence_parallel"):
+        extra.update(facts.get("plan_if_tp", {}))
+    for k, v in extra.items():
+        if k not in plan:
+            plan[k] = v
+            applied.append(f"plan.{k}={v}")
+    prec = plan.get("precision")
+    if prec in PRECISION_ALIASES:
+        plan["precision"], plan["fp8_recipe"] = PRECISION_ALIASES[prec]
+    per_node = GPUS_PER_NODE.get(row["cluster"], 8)
+    overrides = {"cluster.nodes": max(1, -(-row["gpus"] // per_node))}
+    for o in row.get("overrides", []):
+        k, v = o.split("=", 1)
+        overrides[k] = v
+    return {"cluster": row["cluster"], "model": model, "plan": plan,
+            "overrides": overrides}, applied
+
+
+def _yaml(value, indent=0):
+    """A small YAML writer (JSON scalars are valid YAML flow values)."""
+    pad = "  " * indent
+    out = []
+    for k, v in value.items():
+        if isinstance(v, dict):
+            out.append(f"{pad}{k}:")
+            out.append(_yaml(v, indent + 1))
+        else:
+            out.append(f"{pad}{k}: {json.dumps(v)}")
+    return "\n".join(out)
+
+
+# The plan's shape: never dropped (a run that refuses one of these is reported as refused).
+CORE = {"tensor_parallel", "pipeline_parallel", "data_parallel", "context_parallel",
+        "expert_model_parallel_size", "expert_tensor_parallel_size", "micro_batch_size",
+        "global_batch_size", "schedule", "virtual_stages", "precision", "num_layers",
+        "hidden_size", "num_attention_heads", "seq_length", "num_experts", "moe_router_topk"}
+UNKNOWN = re.compile(r":\d+:\d+: ((?:model|plan)\.[A-Za-z0-9_]+): unknown key")
+BAD_VALUE = re.compile(r":\d+:\d+: ((?:model|plan)\.[A-Za-z0-9_]+): ")
+
+
+def simulate(row, binary, sets=(), workdir=None):
+    """Simulates a row; drops (and records) each setting trident refuses until it runs.
+    Returns a result dict."""
+    sc, applied = scenario_for(row)
+    dropped = []
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        path = os.path.join(tmp, "run.yaml")
+        for _ in range(64):
+            with open(path, "w") as f:
+                f.write(_yaml(sc) + "\n")
+            cmd = [binary, "simulate", path, "--format", "json"]
+            for s in sets:
+                cmd += ["--set", s]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode == 0:
+                rep = json.loads(p.stdout)
+                break
+            msg = p.stderr.strip()
+            hit = UNKNOWN.search(msg) or (p.returncode == 2 and BAD_VALUE.search(msg))
+            if not hit:
+                return {"error": msg.splitlines()[-1] if msg else f"exit {p.returncode}",
+                        "dropped": dropped, "applied": applied}
+            section, key = hit.group(1).split(".", 1)
+            if key not in sc[section] or key in CORE:
+                return {"error": msg.splitlines()[-1], "dropped": dropped, "applied": applied}
+            dropped.append(f"{section}.{key}={json.dumps(sc[section].pop(key))}")
+        else:
+            return {"error": "too many refused settings", "dropped": dropped, "applied": applied}
+    stage = max(rep["stages"], key=lambda st: st["memory_gib"])
+    return {
+        "predicted_s": rep["step_time_s"],
+        "fits": rep["fits_in_memory"],
+        "margin_gib": rep["memory_margin_gib"],
+        "peak_memory_gib": rep["peak_memory_gib"],
+        "memory_terms_gib": {k[:-4]: stage[k] for k in stage if k.endswith("_gib")},
+        "mfu": rep["mfu"],
+        "dropped": dropped,
+        "applied": applied,
+    }
+
+
+def run_all(binary, only=(), jobs=2, sets=()):
+    rows = [r for r in load_rows() if not only or r["set"] in only]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(lambda r: simulate(r, binary, sets), rows))
+    out = []
+    for r, res in zip(rows, results):
+        res.update({"set": r["set"], "id": r["id"], "gpus": r["gpus"],
+                    "cluster": r["cluster"], "precision": r["precision"],
+                    "measured_s": measured_step_s(r)})
+        if "predicted_s" in res:
+            res["error_pct"] = 100 * (res["predicted_s"] / res["measured_s"] - 1)
+        out.append(res)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "trident"))
+    ap.add_argument("--only", default="", help="comma-separated sets")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--set", action="append", default=[], help="--set passed to every run")
+    ap.add_argument("--format", choices=["table", "json"], default="table")
+    args = ap.parse_args()
+    only = [s for s in args.only.split(",") if s]
+    res = run_all(args.binary, only, args.jobs, args.set)
+    if args.format == "json":
+        json.dump(res, sys.stdout, indent=1, sort_keys=True)
+        print()
+        return
+    print("| set | run | GPUs | measured s | trident s | error | fits (margin GiB) | dropped |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in res:
+        if "error" in r:
+            print(f"| {r['set']} | {r['id']} | {r['gpus']} | {r['measured_s']:.3f} | "
+                  f"refused: {r['error']} | | | {', '.join(r['dropped'])} |")
+            continue
+        print(f"| {r['set']} | {r['id']} | {r['gpus']} | {r['measured_s']:.3f} | "
+              f"{r['predicted_s']:.3f} | {r['error_pct']:+.1f} % | "
+              f"{'yes' if r['fits'] else 'NO'} ({r['margin_gib']:+.1f}) | "
+              f"{', '.join(d.split('=')[0] for d in r['dropped'])} |")
+
+
+if __name__ == "__main__":
+    main()
