@@ -43,6 +43,9 @@ struct PrecisionEfficiency {
   double gemm_half_flops = 2e9;  // GEMM size (FLOP) at which efficiency is half of `gemm`
   AttentionEfficiency fused;     // cuDNN fused attention (Megatron-Core "fused")
   AttentionEfficiency flash;     // FlashAttention 2/3/4 (Megatron-Core "flash")
+  // Tensor-core kernels at this precision inside a training step run at this fraction of the
+  // isolated-kernel throughput above (ComputeEfficiency::in_training, per precision).
+  double in_training = 1;
 };
 
 // Compute model parameters of a GPU (see workload/compute_model.h for how they are used).
@@ -60,7 +63,9 @@ struct ComputeEfficiency {
   // Tensor-core kernels (GEMMs, fused attention) inside a training step run at this fraction of
   // the isolated-benchmark throughput the fractions above were fitted on (sustained clocks
   // under the power cap, HBM and L2 shared with communication kernels, launch gaps). 1 for a
-  // GPU fitted on whole layers of a training step (the A100). docs/calibration.md.
+  // GPU fitted on whole layers of a training step (the A100). Fitted per GPU and precision on
+  // the published end-to-end runs by scripts/fit_end_to_end.py (docs/calibration.md); the
+  // 16-bit value here, per-precision ones in by_precision.
   double in_training = 1;
   // Streaming multiprocessors: a GEMM runs in waves of 128 x 128 output tiles, one tile per
   // SM, and a last, partly filled wave wastes the idle SMs. 0: no wave quantization.

@@ -96,6 +96,7 @@ void read_precision_efficiency(const MapReader& m, PrecisionEfficiency* e) {
   m.field([&] {
     if (auto a = m.opt_map("flash_attention")) read_attention(*a, &e->flash);
   });
+  m.field([&] { e->in_training = m.number("in_training").value_or(e->in_training); });
 }
 
 }  // namespace
@@ -146,12 +147,13 @@ GpuSpec read_gpu(const MapReader& gpu) {
                                                   gpu.where(), gpu.diagnostics()));
     eff.check_keys();
     ComputeEfficiency& e = spec.efficiency;
-    PrecisionEfficiency base{e.gemm, e.gemm_half_flops, e.fused, e.flash};
+    PrecisionEfficiency base{e.gemm, e.gemm_half_flops, e.fused, e.flash, e.in_training};
     read_precision_efficiency(eff, &base);
     e.gemm = base.gemm;
     e.gemm_half_flops = base.gemm_half_flops;
     e.fused = base.fused;
     e.flash = base.flash;
+    e.in_training = base.in_training;
     // A precision without its own block runs with the 16-bit parameters.
     for (Precision p : {Precision::kFp8, Precision::kFp4}) {
       eff.field([&] {
@@ -165,7 +167,6 @@ GpuSpec read_gpu(const MapReader& gpu) {
     }
     eff.field([&] { e.memory = *eff.number("memory"); });
     eff.field([&] { e.kernel_overhead_s = *eff.number("kernel_overhead"); });
-    eff.field([&] { e.in_training = *eff.number("in_training"); });
     eff.field([&] { e.sm_count = static_cast<int>(eff.integer("sm_count").value_or(0)); });
   });
   return spec;

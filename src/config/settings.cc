@@ -190,10 +190,11 @@ std::vector<SettingSection> build_sections() {
                       "Fraction of HBM bandwidth that memory-bound kernels reach."),
                "0.8"),
            def(number("in_training", 0.05, 1,
-                      "GEMMs and fused attention inside a training step run at this fraction of "
-                      "the isolated-kernel throughput the other fractions describe (1: they were "
-                      "fitted on whole layers of a step; `trident kernel` shows isolated "
-                      "kernels)."),
+                      "16-bit GEMMs and fused attention inside a training step run at this "
+                      "fraction of the isolated-kernel throughput the other fractions describe "
+                      "(1: they were fitted on whole layers of a step; `trident kernel` shows "
+                      "isolated kernels). Fitted on published end-to-end runs by "
+                      "scripts/fit_end_to_end.py."),
                "1"),
            def(quantity("kernel_overhead", D::kTime, 0, limits::kMaxLatency,
                         "Fixed cost per kernel (launch and tail)."),
@@ -228,6 +229,10 @@ std::vector<SettingSection> build_sections() {
                      same),
              derived(quantity("gemm_half_size", D::kFlops, 0, limits::kMaxGemmHalfFlops,
                               "GEMM size at which efficiency is half of `gemm`."),
+                     same),
+             derived(number("in_training", 0.05, 1,
+                            "Tensor-core kernels at this precision inside a training step run "
+                            "at this fraction of their isolated throughput."),
                      same),
              row("fused_attention", K::kMap, "cuDNN fused attention at this precision."),
              row("flash_attention", K::kMap, "FlashAttention at this precision."),

@@ -32,7 +32,8 @@ double ComputeModel::peak(Precision p) const {
 PrecisionEfficiency ComputeModel::precision_efficiency(Precision p) const {
   auto it = eff_.by_precision.find(p);
   if (it != eff_.by_precision.end()) return it->second;
-  return PrecisionEfficiency{eff_.gemm, eff_.gemm_half_flops, eff_.fused, eff_.flash};
+  return PrecisionEfficiency{eff_.gemm, eff_.gemm_half_flops, eff_.fused, eff_.flash,
+                             eff_.in_training};
 }
 
 double ComputeModel::waves(double tiles) const {

@@ -101,9 +101,10 @@ class ComputeModel {
   // Returns `p`'s dense peak; throws SimulationError when the GPU has none.
   double peak(Precision p) const;
   bool has_peak(Precision p) const { return gpu_.peak_flops.count(p) > 0; }
-  // Returns the fraction of these kernel times' throughput that tensor-core kernels reach inside
-  // a training step (gpu.efficiency.in_training); the times above are isolated kernels.
-  double in_training() const { return eff_.in_training; }
+  // Returns the fraction of these kernel times' throughput that tensor-core kernels at `p` reach
+  // inside a training step (gpu.efficiency.in_training, or its precision block's); the times
+  // above are isolated kernels.
+  double in_training(Precision p) const { return precision_efficiency(p).in_training; }
   double element_bytes() const { return element_bytes_; }
   // Returns the parameters the model uses at `p` (its block, else the 16-bit ones).
   PrecisionEfficiency precision_efficiency(Precision p) const;

@@ -84,7 +84,7 @@ double op_time(const Op& op, const Timing& tm) {
     case OpKind::kGemm: {
       const Precision p = op.linear ? tm.linear : tm.attention;
       return (op.grouped ? tm.cm.grouped_gemm_time(op.gemm, p) : tm.cm.gemm_time(op.gemm, p)) /
-             tm.cm.in_training();
+             tm.cm.in_training(p);
     }
     case OpKind::kAttention: {
       double time = tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward);
@@ -94,7 +94,7 @@ double op_time(const Op& op, const Timing& tm) {
         other.kv_s = op.attention.s;
         time = std::max(time, tm.cm.attention_time(other, tm.backend, tm.attention, op.backward));
       }
-      return time / tm.cm.in_training();
+      return time / tm.cm.in_training(tm.attention);
     }
     case OpKind::kMemory:
       return tm.cm.memory_time(op.bytes);
