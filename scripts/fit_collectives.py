@@ -7,8 +7,8 @@ Python 3 standard library only. Rerun from the repository root:
     python3 scripts/fit_collectives.py --check   # fit, fail if any written file would change
 
 It writes
-  configs/clusters/{dgx-h100,hgx-h200,hgx-b200,gb200-nvl72}.yaml   the `nccl:` block between the
-      `# fit: collectives` markers;
+  configs/clusters/{dgx-h100,hgx-h200,hgx-b200,gb200-nvl72,hgx-b300,gb300-nvl72}.yaml   the
+      `nccl:` block between the `# fit: collectives` markers;
   docs/calibration.md   the residual tables between the `collectives-fit:` markers.
 
 The model (mirrors src/workload/nccl_model.cc; single island, n GPUs, S bytes, protocol p):
@@ -73,13 +73,16 @@ HELD_OUT = [
 STEP = {"ll": 0.0, "ll128": 0.0, "simple": 2.8e-6}
 FRACTION = {"ll": 0.25, "ll128": 0.92, "simple": 1.0}  # tuning.cc protocol factors
 
-# Cluster files the fit writes, and the curve whose fit each takes (B200 and GB200 take the
-# GB200 ring fit for protocol latencies and the H200 NVLS fit for NVLS: no B200 curve).
+# Cluster files the fit writes, and the curve whose fit each takes (B200, GB200, B300 and GB300
+# take the GB200 ring fit for protocol latencies and the H200 NVLS fit for NVLS: no B200 or
+# Blackwell Ultra curve).
 CLUSTERS = {
     "dgx-h100": {"nvls": "H100 NVLS, 8 GPUs", "ring": "GB200 Ring, 4 GPUs"},
     "hgx-h200": {"nvls": "H200 NVLS, 8 GPUs", "ring": "GB200 Ring, 4 GPUs"},
     "hgx-b200": {"nvls": "H200 NVLS, 8 GPUs", "ring": "GB200 Ring, 4 GPUs"},
     "gb200-nvl72": {"nvls": "H200 NVLS, 8 GPUs", "ring": "GB200 Ring, 4 GPUs"},
+    "hgx-b300": {"nvls": "H200 NVLS, 8 GPUs", "ring": "GB200 Ring, 4 GPUs"},
+    "gb300-nvl72": {"nvls": "H200 NVLS, 8 GPUs", "ring": "GB200 Ring, 4 GPUs"},
 }
 # Link figures of the fitted curves' machines (configs/clusters; docs/calibration.md).
 LINKS = {

@@ -284,7 +284,8 @@ def fit(g, points, setters, x0, lo, hi):
 
 # ---------------------------------------------------------------------------------------------
 # GPUs. Peaks: dense tensor-core peaks from the NVIDIA datasheets (A100, H100, H200; B200 and
-# GB200 from the DGX B200 / GB200 NVL72 product pages), FLOP/s.
+# GB200 from the DGX B200 / GB200 NVL72 product pages; B300 and GB300 from the HGX B300 /
+# GB300 NVL72 product pages), FLOP/s.
 # ---------------------------------------------------------------------------------------------
 
 T = 1e12
@@ -327,6 +328,13 @@ GPUS = {
                     8000e9, 148),
     "gb200": new_gpu({"bf16": 2500 * T, "fp16": 2500 * T, "fp8": 5000 * T, "fp4": 10000 * T},
                      8000e9, 148),
+    # Blackwell Ultra (NVIDIA technical blog "Inside NVIDIA Blackwell Ultra": 160 SMs, 15 PFLOPS
+    # dense NVFP4, 288 GB HBM3e at 8 TB/s). GB300: the GB300 NVL72 product page's rack figures /
+    # 72 (sparse BF16 and FP8 halved; FP4 published dense). B300: the HGX B300 page / 8.
+    "b300": new_gpu({"bf16": 2250 * T, "fp16": 2250 * T, "fp8": 4500 * T, "fp4": 13500 * T},
+                    8000e9, 160),
+    "gb300": new_gpu({"bf16": 2500 * T, "fp16": 2500 * T, "fp8": 5000 * T, "fp4": 15000 * T},
+                     8000e9, 160),
 }
 
 ATTN_KEYS = ["forward", "backward", "half_seq", "backward_half_seq", "causal_seq", "half_head_dim"]
@@ -522,6 +530,47 @@ def run_fits():
         "SMs: 148, as the B200 (same die; one unverified code comment says 152).",
     ]
 
+    # Blackwell Ultra (B300 in HGX B300, GB300 in GB300 NVL72): no published kernel sweep of
+    # either. Assumed: the GB200's fitted parameters, as fractions of each precision's dense peak
+    # (same Blackwell SM design), with the GEMM ramp (gemm_half_size) scaled with the peak so it
+    # is reached at the same kernel time, as the GB200's BF16 ramp is scaled from the B200's.
+    # FP4 attention runs at the FP8 attention's TFLOP/s, as on the B200 and GB200.
+    for gk in ("b300", "gb300"):
+        g = G[gk]
+        g.update(memory=gb["memory"], overhead=gb["overhead"])
+        for p in ("bf16", "fp16", "fp8", "fp4"):
+            g["eff"][p].update(gemm=gb["eff"][p]["gemm"],
+                               gemm_half=gb["eff"][p]["gemm_half"] * g["peak"][p] / gb["peak"][p])
+            for backend in ("fused", "flash"):
+                if p == "fp4":
+                    copy_attention(g["eff"][p][backend], g["eff"]["fp8"][backend],
+                                   g["peak"]["fp8"] / g["peak"]["fp4"])
+                else:
+                    copy_attention(g["eff"][p][backend], gb["eff"][p][backend])
+    ultra = ("GEMM, attention and memory-bound kernels: no published %s kernel measurement; "
+             "the GB200's fitted fractions of each precision's dense peak are assumed (same "
+             "Blackwell SM design), the GEMM ramp scaled with the peak; FP4 attention at the "
+             "FP8 attention's TFLOP/s. Blackwell Ultra's doubled attention exponent (SFU) "
+             "throughput is not credited. Kernel overhead and memory fraction: the GB200's.")
+    sms = ("SMs: 160 (NVIDIA technical blog \"Inside NVIDIA Blackwell Ultra\", 2025; the full "
+           "GPU implementation, the enabled count of the shipping part not checked).")
+    NOTES["b300"] = [
+        ultra % "B300",
+        "BF16 2.25 and FP8 4.5 PFLOPS: the HGX B300 page's 36 / 72 PFLOPS with sparsity / 2 "
+        "/ 8 GPUs (the B200's). FP4 dense: not verified from NVIDIA's page (its FP4 sparse "
+        "figure, 144 PFLOPS, is not 2x its dense one on Blackwell Ultra); third-party copies "
+        "give 105 PFLOPS per board (13.1 per GPU), 14 and 12.6 per GPU. Taken: 13.5 (108 per "
+        "board), the GB300's 15 x 0.9, the ratio of the B300's BF16 and FP8 peaks to the "
+        "GB300's (1100 W vs 1400 W).",
+        sms,
+    ]
+    NOTES["gb300"] = [
+        ultra % "GB300",
+        "Peaks: GB300 NVL72 page, per rack: FP4 1,080 PFLOPS dense (1,440 sparse), FP8 720 "
+        "and BF16 360 PFLOPS with sparsity; / 72 GPUs, sparse figures halved.",
+        sms,
+    ]
+
 
 def assume_bf16_from_fp8(g):
     """Large BF16 GEMMs at the fitted large-FP8 throughput / 1.75; the ramp at the same time."""
@@ -563,6 +612,27 @@ GPU_FILES = {
                ("fp4", "10000 TFLOPS", "dense")],
               "# NVIDIA GB200 (the Blackwell GPU of a GB200 NVL72 rack, 1200 W; NVL72 product page:\n"
               "# 2500 TFLOPS dense BF16, 5000 FP8, 10000 FP4 per GPU, ~186 GB HBM3e, 8 TB/s)."),
+    "b300": ("b300.yaml", "B300", "blackwell", "288 GB", "8000 GB/s",
+             [("bf16", "2250 TFLOPS", "HGX B300, dense (36 PFLOPS sparse / 2 / 8 GPUs)"),
+              ("fp16", "2250 TFLOPS", ""), ("fp8", "4500 TFLOPS", "dense (72 PFLOPS sparse / 2 / 8)"),
+              ("fp4", "13500 TFLOPS", "dense (not verified: see above)")],
+             "# NVIDIA B300 (Blackwell Ultra in HGX B300 / DGX B300, 8 per board, ~1100 W). HGX B300 page\n"
+             "# (https://www.nvidia.com/en-us/data-center/hgx/), per board: FP4 144 PFLOPS sparse, FP8\n"
+             "# 72 and FP16/BF16 36 PFLOPS with sparsity; DGX B300 datasheet: 2.3 TB HBM3e\n"
+             "# (288 GB per GPU). NVIDIA technical blog \"Inside NVIDIA Blackwell Ultra: The Chip\n"
+             "# Powering the AI Factory Era\" (developer.nvidia.com/blog/inside-nvidia-blackwell-ultra-\n"
+             "# the-chip-powering-the-ai-factory-era): 160 SMs, 288 GB HBM3e, 8 TB/s. MLPerf Training\n"
+             "# v6.0 lists the part as B300-SXM-270GB (capacity visible to CUDA)."),
+    "gb300": ("gb300.yaml", "GB300", "blackwell", "288 GB", "8000 GB/s",
+              [("bf16", "2500 TFLOPS", "GB300 NVL72, per GPU (1400 W), dense (360 PF sparse / 2 / 72)"),
+               ("fp16", "2500 TFLOPS", ""), ("fp8", "5000 TFLOPS", "dense (720 PFLOPS sparse / 2 / 72)"),
+               ("fp4", "15000 TFLOPS", "dense (1,080 PFLOPS dense / 72)")],
+              "# NVIDIA GB300 (the Blackwell Ultra GPU of a GB300 NVL72 rack, 1400 W). GB300 NVL72 page\n"
+              "# (https://www.nvidia.com/en-us/data-center/gb300-nvl72/), per rack of 72: FP4 1,440 PFLOPS\n"
+              "# sparse | 1,080 dense, FP8/FP6 720 and FP16/BF16 360 PFLOPS with sparsity, HBM3e 576 TB/s.\n"
+              "# NVIDIA technical blog \"Inside NVIDIA Blackwell Ultra: The Chip Powering the AI Factory\n"
+              "# Era\" (developer.nvidia.com/blog/inside-nvidia-blackwell-ultra-the-chip-powering-the-ai-\n"
+              "# factory-era): 160 SMs, 15 PFLOPS dense NVFP4 (20 sparse), 288 GB HBM3e, 8 TB/s."),
 }
 
 
@@ -673,7 +743,7 @@ def doc_text(tables):
     o.append("")
     o.append("| GPU | precision | gemm | gemm_half | fused fwd / bwd | flash fwd / bwd | flash half_seq / bwd / causal / half_hd |")
     o.append("|---|---|---|---|---|---|---|")
-    for gk in ("a100", "h100", "h200", "b200", "gb200"):
+    for gk in ("a100", "h100", "h200", "b200", "gb200", "b300", "gb300"):
         g = GPUS[gk]
         for p in ("bf16", "fp8", "fp4"):
             if p not in g["peak"]:
@@ -687,13 +757,13 @@ def doc_text(tables):
     o.append("")
     o.append("| GPU | memory (fraction of HBM bandwidth) | kernel overhead | SMs |")
     o.append("|---|---|---|---|")
-    for gk in ("a100", "h100", "h200", "b200", "gb200"):
+    for gk in ("a100", "h100", "h200", "b200", "gb200", "b300", "gb300"):
         g = GPUS[gk]
         o.append("| %s | %.3f | %.2g us | %d |" % (GPU_FILES[gk][1], g["memory"], g["overhead"] * 1e6, g["sm"]))
     o.append("")
     o.append("Assumptions where the reference has no data:")
     o.append("")
-    for gk in ("a100", "h100", "h200", "b200", "gb200"):
+    for gk in ("a100", "h100", "h200", "b200", "gb200", "b300", "gb300"):
         for line in NOTES.get(gk, []):
             o.append("- %s: %s" % (GPU_FILES[gk][1], line))
     o.append("")

@@ -106,6 +106,64 @@ TEST_CASE("clusters share GPU files, and each GPU's figures exist once", "[libra
   CHECK(nvl72.total_gpus() % 72 == 0);
 }
 
+TEST_CASE("Blackwell Ultra: GB300 NVL72 and HGX B300 carry their published figures", "[library]") {
+  // configs/gpus/{gb300,b300}.yaml and docs/calibration.md ("Hardware"): dense peaks (sparse
+  // BF16/FP8 figures halved, FP4 published dense), 288 GB HBM3e at 8 TB/s, 160 SMs.
+  const ClusterSpec nvl72 = load_cluster_file(repo("configs/clusters/gb300-nvl72.yaml"));
+  CHECK(nvl72.gpu.name == "GB300");
+  CHECK(nvl72.gpu.architecture == GpuArchitecture::kBlackwell);
+  CHECK(nvl72.peak(Precision::kBf16) == 2500e12);
+  CHECK(nvl72.peak(Precision::kFp16) == 2500e12);
+  CHECK(nvl72.peak(Precision::kFp8) == 5000e12);
+  CHECK(nvl72.peak(Precision::kFp4) == 15000e12);
+  CHECK(nvl72.gpu.memory_bytes == 288e9);
+  CHECK(nvl72.gpu.memory_bandwidth == 8000e9);
+  CHECK(nvl72.gpu.efficiency.sm_count == 160);
+  CHECK(nvl72.gpus_per_node == 4);
+  CHECK(nvl72.nvlink.island_size == 72);
+  CHECK(nvl72.total_gpus() % 72 == 0);
+  CHECK(nvl72.nvlink.bandwidth == 900e9);  // 1.8 TB/s both ways
+  CHECK(nvl72.network.nics_per_node == 4);
+  CHECK(nvl72.network.nic_bandwidth == 100e9);  // ConnectX-8, 800 Gb/s
+  CHECK(nvl72.nccl.nvls_latency > 0);           // scripts/fit_collectives.py wrote its block
+
+  const ClusterSpec b300 = load_cluster_file(repo("configs/clusters/hgx-b300.yaml"));
+  CHECK(b300.gpu.name == "B300");
+  CHECK(b300.gpu.architecture == GpuArchitecture::kBlackwell);
+  CHECK(b300.peak(Precision::kBf16) == 2250e12);
+  CHECK(b300.peak(Precision::kFp8) == 4500e12);
+  CHECK(b300.peak(Precision::kFp4) == 13500e12);
+  CHECK(b300.gpu.memory_bytes == 288e9);
+  CHECK(b300.gpu.memory_bandwidth == 8000e9);
+  CHECK(b300.gpu.efficiency.sm_count == 160);
+  CHECK(b300.gpus_per_node == 8);
+  CHECK(b300.nvlink.island_size == 8);
+  CHECK(b300.nvlink.bandwidth == 900e9);
+  CHECK(b300.network.nics_per_node == 8);
+  CHECK(b300.network.nic_bandwidth == 100e9);
+  CHECK(b300.nccl.nvls_latency > 0);
+
+  // No Blackwell Ultra kernel data: the GB200's fitted fractions of peak (scripts/
+  // fit_compute_model.py), so a 16-bit GEMM runs at the GB200's fraction of its peak.
+  const ClusterSpec gb200 = load_cluster_file(repo("configs/clusters/gb200-nvl72.yaml"));
+  CHECK(nvl72.gpu.efficiency.gemm == gb200.gpu.efficiency.gemm);
+  CHECK(b300.gpu.efficiency.gemm == gb200.gpu.efficiency.gemm);
+  CHECK(nvl72.gpu.efficiency.in_training == gb200.gpu.efficiency.in_training);
+
+  // The shipped GB300 scenario and Llama 3 8B on one HGX B300 node fit in HBM (they simulate
+  // in tests/test_list_cli.cc: this binary runs no SimGrid).
+  const Scenario rack = load_scenario(repo("scenarios/llama3-70b-gb300-nvl72.yaml"), {});
+  CHECK(rack.cluster.name == "gb300-nvl72");
+  CHECK(rack.plan.gpus() == 128);
+  const double gib = 1u << 30;
+  CHECK(memory_margin_bytes(rack.cluster, build_workload(rack)) > 100 * gib);
+  const Scenario node =
+      load_scenario(repo("scenarios/llama3-8b-dgx-h100.yaml"), {"cluster=hgx-b300"});
+  CHECK(node.cluster.name == "hgx-b300");
+  CHECK(node.plan.gpus() == 8);
+  CHECK(memory_margin_bytes(node.cluster, build_workload(node)) > 100 * gib);
+}
+
 TEST_CASE("cluster size is a parameter a scenario overrides", "[library]") {
   const Scenario s = load_scenario(repo("scenarios/llama3-70b-dgx-h100.yaml"), {});
   CHECK(s.cluster.total_gpus() == 512);  // overrides: cluster.nodes: 64

@@ -37,6 +37,33 @@ TEST_CASE("trident list prints the library, one line per file", "[list]") {
   CHECK_THAT(bad.err, Catch::Contains("expected clusters, models, gpus or scenarios"));
 }
 
+TEST_CASE("GB300 NVL72 and HGX B300 are in the library and simulate by name", "[list]") {
+  const auto clusters = run_trident({"list", "clusters"});
+  REQUIRE(clusters.code == 0);
+  CHECK_THAT(clusters.out, Catch::Contains("576 GPUs (144 x 4 GB300)"));
+  CHECK_THAT(clusters.out, Catch::Contains("1024 GPUs (128 x 8 B300)"));
+  const auto gpus = run_trident({"list", "gpus"}).out;
+  CHECK_THAT(gpus, Catch::Contains("268 GiB, 2500 TFLOP/s bf16"));  // GB300: 288 GB
+  CHECK_THAT(gpus, Catch::Contains("268 GiB, 2250 TFLOP/s bf16"));  // B300
+  CHECK_THAT(run_trident({"list", "scenarios"}).out,
+             Catch::Contains("128 GPUs, llama3-70b on gb300-nvl72"));
+  const auto rack = run_trident({"simulate", "llama3-70b-gb300-nvl72", "--format", "json"});
+  REQUIRE(rack.code == 0);
+  const auto r = nlohmann::json::parse(rack.out);
+  CHECK(r["cluster"] == "gb300-nvl72");
+  CHECK(r["gpus"] == 128);
+  CHECK(r["step_time_s"].get<double>() > 1);
+  CHECK(r["fits_in_memory"] == true);
+  const auto node = run_trident(
+      {"simulate", "llama3-8b-dgx-h100", "--set", "cluster=hgx-b300", "--format", "json"});
+  REQUIRE(node.code == 0);
+  const auto n = nlohmann::json::parse(node.out);
+  CHECK(n["cluster"] == "hgx-b300");
+  CHECK(n["gpus"] == 8);
+  CHECK(n["step_time_s"].get<double>() > 1);
+  CHECK(n["fits_in_memory"] == true);
+}
+
 TEST_CASE("a scenario by name, with its cluster swapped by --set", "[list]") {
   const auto r = run_trident(
       {"simulate", "llama3-70b-dgx-h100", "--set", "cluster=hgx-b200", "--format", "json"});
