@@ -24,6 +24,7 @@ with a bounded Nelder-Mead search. The measurements are the published ones liste
 below, each with its source. Nothing end-to-end (no training run) is used.
 """
 import argparse
+import json
 import math
 import os
 import sys
@@ -309,6 +310,18 @@ def precision_defaults():
 A100_LAYER_GEMM = 0.67
 ISOLATED_GEMM = 0.85
 IN_TRAINING = round(A100_LAYER_GEMM / ISOLATED_GEMM, 3)
+# Where published end-to-end runs exist for a GPU and precision, scripts/fit_end_to_end.py fits
+# in_training on them and records it here ({gpu key: {precision: value}}); that replaces the
+# assumed ratio above (docs/calibration.md, "End-to-end fit").
+END_TO_END_FIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                              "end_to_end_fit.json")
+
+
+def end_to_end_in_training():
+    if not os.path.exists(END_TO_END_FIT):
+        return {}
+    with open(END_TO_END_FIT) as f:
+        return json.load(f)["in_training"]
 
 
 def new_gpu(peak, hbm, sm, memory=0.9, overhead=2e-6):
@@ -672,10 +685,12 @@ def gpu_yaml(gk):
     o += "  gemm: %s\n  gemm_half_size: %s GFLOP\n" % (fmt(b["gemm"]), fmt(b["gemm_half"] / 1e9))
     o += "  memory: %s\n  kernel_overhead: %s us\n  sm_count: %d\n" % (
         fmt(g["memory"]), fmt(g["overhead"] * 1e6), g["sm"])
+    fitted = end_to_end_in_training().get(gk, {})
+    source = ("fitted on whole layers of a step" if g["in_training"] == 1.0 else
+              "assumed: A100 layer fit 0.67 / isolated 0.85")
     o += "  in_training: %s          # %s\n" % (
-        fmt(g["in_training"]),
-        "fitted on whole layers of a step" if g["in_training"] == 1.0 else
-        "isolated kernels -> in a step: A100 layer fit 0.67 / isolated 0.85")
+        fmt(fitted.get("bf16", g["in_training"])),
+        "fitted on published runs (scripts/fit_end_to_end.py)" if "bf16" in fitted else source)
     o += "  fused_attention:          # cuDNN fused attention\n" + attention_yaml(b["fused"], 4)
     o += "  flash_attention:          # FlashAttention (2 on Ampere, 3 on Hopper, 4 on Blackwell)\n"
     o += attention_yaml(b["flash"], 4)
@@ -684,6 +699,8 @@ def gpu_yaml(gk):
             continue
         e = g["eff"][p]
         o += "  %s:\n    gemm: %s\n    gemm_half_size: %s GFLOP\n" % (p, fmt(e["gemm"]), fmt(e["gemm_half"] / 1e9))
+        if p in fitted:
+            o += "    in_training: %s          # fitted on published runs (scripts/fit_end_to_end.py)\n" % fmt(fitted[p])
         o += "    fused_attention:\n" + attention_yaml(e["fused"], 6)
         o += "    flash_attention:\n" + attention_yaml(e["flash"], 6)
     return fname, o
