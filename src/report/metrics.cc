@@ -17,6 +17,39 @@ double non_negative(double x) { return x > 0 ? x : 0.0; }
 // 0 when that is a rounding residue of the sums (below 1e-12 of the step), never negative.
 double idle_residue(double idle, double step) { return idle > 1e-12 * step ? idle : 0.0; }
 
+// The explain section: the busiest stage's compute classes (the workload's), the fullest
+// stage's index; stages already hold their compute_s and memory terms.
+Explain make_explain(const Workload& w, const std::vector<StageReport>& stages) {
+  Explain e;
+  if (stages.empty()) return e;
+  double peak_memory = -1;
+  for (const StageReport& s : stages) {
+    if (s.compute_s > stages[e.stage].compute_s) e.stage = s.stage;
+    if (s.memory_gib > peak_memory) {
+      peak_memory = s.memory_gib;
+      e.memory_stage = s.stage;
+    }
+  }
+  e.compute_s = stages[e.stage].compute_s;
+  const ComputeClasses& classes = w.stages[e.stage].compute;
+  for (int i = 0; i < kOpClassCount; ++i) {
+    const OpClass c = static_cast<OpClass>(i);
+    const OpClassTotals& t = classes[c];
+    ExplainClass x;
+    x.name = op_class_name(c);
+    x.kernels = t.kernels;
+    x.seconds = t.seconds;
+    x.flops = t.flops;
+    x.bytes = t.bytes;
+    if (c != OpClass::kKernelOverhead && t.seconds > 0) {
+      if (memory_bound(c) && t.peak_bytes > 0) x.fraction_of_hbm_bandwidth = t.bytes / t.peak_bytes;
+      if (!memory_bound(c) && t.peak_flops > 0) x.fraction_of_peak = t.flops / t.peak_flops;
+    }
+    e.compute.push_back(std::move(x));
+  }
+  return e;
+}
+
 }  // namespace
 
 Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
@@ -143,6 +176,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.microbatches_in_flight = work.memory.microbatches_in_flight;
     r.peak_memory_gib = std::max(r.peak_memory_gib, s.memory_gib);
   }
+  r.explain = make_explain(w, r.stages);
   r.memory_reserved_gib = sc.cluster.gpu.memory_reserved_bytes / kGiB;
   r.memory_margin_gib = memory_margin_bytes(sc.cluster, w) / kGiB;
   r.fits_in_memory = r.memory_margin_gib >= 0;

@@ -33,6 +33,30 @@ struct StageReport {
   int microbatches_in_flight = 0;
 };
 
+// One class of kernel on the explained stage (docs/explain.md), per step.
+struct ExplainClass {
+  std::string name;  // op_class_name: gemm, grouped_gemm, attention, memory, optimizer, ...
+  double kernels = 0;
+  double seconds = 0;  // without the per-kernel overhead (its own class, kernel_overhead)
+  double flops = 0;    // tensor-core classes
+  double bytes = 0;    // memory-bound classes: HBM bytes moved
+  // flops / (seconds x the dense peak of each kernel's precision), tensor-core classes; bytes
+  // / (seconds x HBM bandwidth), memory-bound ones. Unset where the class has no seconds, or
+  // does not apply (kernel_overhead has neither).
+  std::optional<double> fraction_of_peak;
+  std::optional<double> fraction_of_hbm_bandwidth;
+};
+
+// Where the step goes against the roofline (docs/explain.md): the busiest stage's compute by
+// class of kernel; the exposed communication and memory terms are the Report's and the
+// fullest stage's.
+struct Explain {
+  int stage = 0;         // the stage with the most compute seconds (the first of equals)
+  double compute_s = 0;  // its compute_s (StageReport); the classes' seconds sum to it
+  std::vector<ExplainClass> compute;  // every OpClass, in its order
+  int memory_stage = 0;               // the stage with the largest footprint (peak_memory_gib)
+};
+
 struct Report {
   std::string scenario;
   std::string cluster;
@@ -96,6 +120,7 @@ struct Report {
   std::optional<double> gpu_hours;   // × GPUs used
   std::optional<double> cost;        // gpu_hours × gpu_hour_price
   std::vector<StageReport> stages;
+  Explain explain;
 };
 
 // Builds the report of one simulated step. Requires a timeline produced for this scenario.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/utf8.h"
+#include "report/explain_writer.h"
 
 namespace trident {
 namespace {
@@ -138,6 +139,7 @@ std::string format_json(const Report& r) {
                       {"microbatches_in_flight", s.microbatches_in_flight}});
   }
   j["stages"] = std::move(stages);
+  j["explain"] = explain_json(r);  // where the step goes (docs/explain.md)
   // Names may hold bytes that are not UTF-8: replaced (U+FFFD), never a failed dump.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
@@ -226,7 +228,7 @@ std::string format_table(const Report& r) {
                      s.bubble_s, s.memory_gib);
     o += r.moe ? fmt::format(" {:>9.4f}\n", s.ep_comm_exposed_s) : "\n";
   }
-  return o;
+  return o + format_explain_table(r);
 }
 
 }  // namespace trident

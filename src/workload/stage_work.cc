@@ -8,6 +8,7 @@
 #include "workload/layer_ops.h"
 #include "workload/moe_model.h"
 #include "workload/moe_ops.h"
+#include "workload/op_classes.h"
 #include "workload/tp_overlap.h"
 
 namespace trident {
@@ -106,6 +107,37 @@ double op_time(const Op& op, const Timing& tm) {
   return 0;
 }
 
+// The per-kernel overhead inside op_time(op) (which tensor-core kernels pay at the in-training
+// slowdown too), for booking it apart (docs/explain.md).
+double overhead_in(const Op& op, const Timing& tm) {
+  const double overhead = tm.cm.gpu().efficiency.kernel_overhead_s;
+  return op.kind == OpKind::kMemory ? overhead : overhead / tm.cm.in_training();
+}
+
+// Returns op_time(op) and books the kernel to its class in `pass` (op_classes.h).
+double timed(const Op& op, const Timing& tm, Pass* pass) {
+  const double seconds = op_time(op, tm);
+  if (seconds <= 0) return seconds;
+  const Precision p = op.kind == OpKind::kGemm && op.linear ? tm.linear : tm.attention;
+  const bool tensor_core = op.kind == OpKind::kGemm || op.kind == OpKind::kAttention;
+  book_op(op, seconds, overhead_in(op, tm), tensor_core ? tm.cm.peak(p) : 0,
+          tm.cm.gpu().memory_bandwidth, &pass->classes);
+  return seconds;
+}
+
+// Books the optimizer step's kernels as build_workload times them (optimizer_s): the update
+// moving `adam_bytes`, and under fp8 the weights' cast moving `cast_bytes`.
+void book_optimizer(const ComputeModel& cm, double adam_bytes, bool fp8, double cast_bytes,
+                    ComputeClasses* classes) {
+  const double overhead = cm.gpu().efficiency.kernel_overhead_s, hbm = cm.gpu().memory_bandwidth;
+  book_kernel(OpClass::kOptimizer, 0, adam_bytes, cm.memory_time(adam_bytes), overhead, 0, hbm,
+              classes);
+  if (fp8) {
+    book_kernel(OpClass::kOptimizer, 0, cast_bytes, cm.memory_time(cast_bytes), overhead, 0, hbm,
+                classes);
+  }
+}
+
 // Appends `ops` to `pass`: compute accumulates until a TP collective closes the segment; a
 // collective marked overlaps_next takes the following op as its concurrent compute. With t = 1
 // the collectives vanish. Each segment closed by a collective records `layer`. Under
@@ -132,18 +164,18 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
           const Op& block = ops[++i];
           pass->flops += block.flops();
           pass->model_flops += block.model_flops();
-          seg.ring.back().compute_s = op_time(block, cm);
+          seg.ring.back().compute_s = timed(block, cm, pass);
           pass->compute_s += seg.ring.back().compute_s;
         }
       } else {
-        seg.ring.push_back({0, op_time(op, cm)});
+        seg.ring.push_back({0, timed(op, cm, pass)});
         pass->compute_s += seg.ring.back().compute_s;
       }
       continue;
     }
     const bool expert = op.kind == OpKind::kEpCollective;
     if (op.kind != OpKind::kTpCollective && !expert) {
-      last_op_s = op_time(op, cm);
+      last_op_s = timed(op, cm, pass);
       pass->segments.back().compute_s += last_op_s;
       pass->compute_s += last_op_s;
       continue;
@@ -174,7 +206,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
         const Op& next = ops[++i];
         pass->flops += next.flops();
         pass->model_flops += next.model_flops();
-        const double t = op_time(next, cm);
+        const double t = timed(next, cm, pass);
         seg.overlap_s += t;
         pass->compute_s += t;
         if (next.kind == OpKind::kGemm && next.linear) break;
@@ -184,7 +216,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
         const Op& next = ops[++i];
         pass->flops += next.flops();
         pass->model_flops += next.model_flops();
-        const double t = op_time(next, cm);
+        const double t = timed(next, cm, pass);
         seg.overlap_s += t;
         pass->compute_s += t;
       }
@@ -549,6 +581,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
 
       st.num_layers += ch.num_layers;
       st.params_per_gpu += params;
+      st.compute.add(ch.forward.classes, plan.num_microbatches);
+      st.compute.add(ch.backward.classes, plan.num_microbatches);
       const double replicas = t * d * plan.num_microbatches;
       w.model_flops_per_step += replicas * (ch.forward.model_flops + ch.backward.model_flops);
       w.hardware_flops_per_step += replicas * (ch.forward.flops + ch.backward.flops);
@@ -568,6 +602,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.expert_param_gather_bytes = plan.distributed_optimizer ? experts * gather_bytes : 0;
     st.optimizer_s = compute.memory_time(sharded * adam_bytes_per_param(plan));
     if (fp8) st.optimizer_s += compute.memory_time(params * fp8_weight_cast);
+    book_optimizer(compute, sharded * adam_bytes_per_param(plan), fp8, params * fp8_weight_cast,
+                   &st.compute);
     st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
     st.grad_bucket_params = plan.grad_bucket_size > 0
                                 ? double(plan.grad_bucket_size)

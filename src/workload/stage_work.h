@@ -10,6 +10,7 @@
 #include "config/scenario.h"
 #include "core/collective_op.h"
 #include "schedule/program.h"
+#include "workload/compute_classes.h"
 
 namespace trident {
 
@@ -75,6 +76,8 @@ struct Pass {
   double cp_bytes = 0;     // their summed bytes per GPU
   int ep_collectives = 0;  // expert-parallel collectives (MoE dispatch and combine)
   double ep_bytes = 0;     // their summed bytes per GPU
+  // compute_s by class of kernel, with FLOPs and bytes (docs/explain.md); sums to compute_s.
+  ComputeClasses classes;
 };
 
 // A contiguous run of layers a stage holds (one of its `virtual_stages` chunks).
@@ -120,6 +123,9 @@ struct StageWork {
   double expert_params_per_gpu = 0;
   double expert_grad_bytes = 0;
   double expert_param_gather_bytes = 0;
+  // The compute of one step on this stage's GPUs by class of kernel: each chunk's passes times
+  // the micro-batches, plus the optimizer step; sums to the compute seconds the engine runs.
+  ComputeClasses compute;
   StageMemory memory;
 };
 
