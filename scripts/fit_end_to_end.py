@@ -35,6 +35,9 @@ GRID = [0.70, 0.78, 0.86, 0.94, 1.0]
 # Shipped cluster -> (key of scripts/fit_compute_model.py's GPUS, GPU file name).
 CLUSTER_GPU = {"dgx-h100": ("h100", "H100-SXM5-80GB"), "hgx-h200": ("h200", "H200-SXM-141GB"),
                "hgx-b200": ("b200", "B200"), "gb200-nvl72": ("gb200", "GB200")}
+# GPUs without runs of their own that take another's fitted values: the H200 is the H100's
+# GH100 die at the same clocks with more HBM.
+SAME_AS = {"h200": "h100"}
 MOE_SETS = {"megatron_moe", "megatron_moe_recipes", "modelzoo_mixtral", "modelzoo_qwen3_h100"}
 
 
@@ -111,6 +114,9 @@ def main():
             loso[(gpu, precision, s)] = (xo, sum(map(abs, held)) / len(held),
                                          max(map(abs, held)))
         print(f"{gpu} {precision}: in_training {x:.3f} on {len(rows)} runs", file=sys.stderr)
+    for gpu, like in SAME_AS.items():
+        if like in fits:
+            fits[gpu] = dict(fits[like])
     if args.dry_run:
         print(json.dumps(fits, indent=1))
         return
@@ -143,7 +149,8 @@ def write_doc(base, after, fits, loso):
         for p in sorted(fits[gpu]):
             n = sum(1 for r in after if r["set"] not in MOE_SETS and
                     CLUSTER_GPU.get(r["cluster"], ("",))[0] == gpu and r["precision"] == p)
-            out.append(f"| {gpu} | {p} | {fits[gpu][p]:.3f} | {n} |")
+            runs = f"{n}" if gpu not in SAME_AS else f"{n} (the {SAME_AS[gpu]}'s value)"
+            out.append(f"| {gpu} | {p} | {fits[gpu][p]:.3f} | {runs} |")
     out.append("")
     out.append("Per set (mean and max absolute step-time error after the fit; MoE sets are "
                "checks, not fitted; runs that do not fit in memory by trident's verdict):")

@@ -111,7 +111,11 @@ double op_time(const Op& op, const Timing& tm) {
 // slowdown too), for booking it apart (docs/explain.md).
 double overhead_in(const Op& op, const Timing& tm) {
   const double overhead = tm.cm.gpu().efficiency.kernel_overhead_s;
-  return op.kind == OpKind::kMemory ? overhead : overhead / tm.cm.in_training();
+  if (op.kind == OpKind::kMemory) return overhead;
+  // The precision op_time times the kernel at: linear GEMMs at the run precision, the rest at
+  // the attention precision.
+  const Precision p = op.kind == OpKind::kGemm && op.linear ? tm.linear : tm.attention;
+  return overhead / tm.cm.in_training(p);
 }
 
 // Returns op_time(op) and books the kernel to its class in `pass` (op_classes.h).
