@@ -39,6 +39,13 @@ bool stdout_written() {
   const bool ok =
       static_cast<bool>(std::cout.flush()) && std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
   if (ok) return true;
+  if (errno == 0) {
+    // A large report failed while it was written (the stream has kept its error since and
+    // errno has moved on): provoke the failure once more to learn its reason.
+    std::clearerr(stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+  }
   std::cerr << "trident: cannot write to standard output"
             << (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()) << "\n";
   return false;
