@@ -1,7 +1,8 @@
 // The shortcuts a simulated step takes, decided in one place from the scenario and the
 // fidelity. Each is exact in a stated domain (or, for collapsed ring steps, exact without
 // competing traffic); the engine runs what this record says, the Timeline carries it, and the
-// trace shows it. Pure; no SimGrid.
+// trace shows it. The simulation-activity limit is checked here too, on what the shortcuts
+// leave to simulate. Pure; no SimGrid.
 #ifndef TRIDENT_SCHEDULE_SHORTCUTS_H_
 #define TRIDENT_SCHEDULE_SHORTCUTS_H_
 
