@@ -30,16 +30,59 @@ TEST_CASE("products are checked in 64 bits", "[config]") {
 
 TEST_CASE("the simulation-size estimate accounts for fidelity", "[validate][limits]") {
   const Scenario s = load_scenario(repo("scenarios/gpt3-175b-3d.yaml"), {});
-  const double fast = estimated_sim_activities(s.plan, s.model, s.cluster, false);
-  const double full = estimated_sim_activities(s.plan, s.model, s.cluster, true);
-  CHECK(fast > 46344);  // measured: an upper bound
-  CHECK(fast < 1e7);
+  const SimulatedScope every_fast = every_replica_scope(s.plan, false);
+  const SimulatedScope every_full = every_replica_scope(s.plan, true);
+  const double fast = estimated_sim_activities(s.plan, s.model, s.cluster, every_fast);
+  const double full = estimated_sim_activities(s.plan, s.model, s.cluster, every_full);
+  CHECK(fast > 46344);  // measured with every replica simulated: an upper bound
+  CHECK(fast < limits::kMaxSimActivities / 4);  // fits even counting every replica
   CHECK(full > 10 * fast);
-  CHECK(simulation_size_issues(s.plan, s.model, s.cluster, false).empty());
+  CHECK(simulation_size_issues(s.plan, s.cluster).empty());
+  CHECK(activity_limit_issues(s.plan, s.model, s.cluster, every_fast).empty());
   // GPT-3 at full fidelity runs for more than ten minutes: refused.
-  const auto issues = simulation_size_issues(s.plan, s.model, s.cluster, true);
+  const auto issues = activity_limit_issues(s.plan, s.model, s.cluster, every_full);
   REQUIRE(issues.size() == 1);
   CHECK_THAT(issues[0].message, Catch::Contains("or --fidelity fast"));
+  CHECK_THAT(issues[0].message, Catch::Contains("pipeline_parallel × data_parallel × "
+                                                "tensor_parallel actors"));
   const Scenario tiny = load_scenario(repo("scenarios/tiny.yaml"), {});
-  CHECK(simulation_size_issues(tiny.plan, tiny.model, tiny.cluster, true).empty());
+  CHECK(activity_limit_issues(tiny.plan, tiny.model, tiny.cluster,
+                              every_replica_scope(tiny.plan, true))
+            .empty());
+}
+
+TEST_CASE("the activity estimate counts the replicas simulated and fused TP collectives",
+          "[validate][limits]") {
+  Scenario s = load_scenario(repo("scenarios/gpt3-175b-3d.yaml"), {});
+  s.plan.num_microbatches = 4096;  // d = 16 replicas of 8 stages
+  s.plan.global_batch_size = 4096 * 16;
+  const SimulatedScope every = every_replica_scope(s.plan, false);
+  REQUIRE(every.replicas == 16);
+  SimulatedScope one = every;
+  one.replicas = 1;
+  SimulatedScope fused = one;
+  fused.fused_tp = true;
+  const auto estimate = [&](const SimulatedScope& scope) {
+    return estimated_sim_activities(s.plan, s.model, s.cluster, scope);
+  };
+  // Actors and data-parallel members scale with the replicas simulated.
+  CHECK(estimate(one) == Approx(estimate(every) / 16));
+  CHECK(estimate(fused) < estimate(one) / 10);
+  // Full fidelity simulates every replica whatever the scope says.
+  SimulatedScope full = one;
+  full.full_fidelity = true;
+  CHECK(estimate(full) == estimate(every_replica_scope(s.plan, true)));
+  // The message names the actors it counted.
+  const auto all = activity_limit_issues(s.plan, s.model, s.cluster, every);
+  REQUIRE(all.size() == 1);
+  CHECK_THAT(all[0].message,
+             Catch::Contains("on each of pipeline_parallel × data_parallel actors"));
+  CHECK(all[0].keys.front() == "plan.num_microbatches");
+  s.plan.num_microbatches = 4096 * 8;
+  s.plan.global_batch_size = 4096 * 8 * 16;
+  const auto one_replica = activity_limit_issues(s.plan, s.model, s.cluster, one);
+  REQUIRE(one_replica.size() == 1);
+  CHECK_THAT(one_replica[0].message,
+             Catch::Contains("on each of pipeline_parallel × 1 actors (1 of 16 data-parallel "
+                             "replicas simulated), a few per layer each"));
 }

@@ -1,5 +1,6 @@
 // The plan space of `trident plan` (src/search): every candidate is a plan `simulate`
-// accepts, the table's rules hold, --fix/--vary limit it, and the proving rule of the search.
+// accepts, the table's rules hold, --fix/--vary limit it, the shortcut memo its activity
+// check uses, and the proving rule of the search.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -8,6 +9,7 @@
 #include "config/checks.h"
 #include "core/errors.h"
 #include "plan_support.h"
+#include "schedule/shortcuts.h"
 #include "search/plan_search.h"
 
 using namespace trident;
@@ -49,6 +51,7 @@ TEST_CASE("every candidate of the plan space loads and validates as simulate loa
       CAPTURE(candidate_label(c));
       const Scenario sc = load_candidate(k.cluster, k.model, k.nodes, k.gbs, k.seq, c);
       CHECK_NOTHROW(validate_scenario(sc));
+      CHECK(simulation_activity_issues(sc, Fidelity::kFast).empty());
       CHECK(sc.plan.tensor == c.plan.tensor);
       CHECK(sc.plan.pipeline == c.plan.pipeline);
       CHECK(sc.plan.data == c.plan.data);
@@ -90,6 +93,40 @@ TEST_CASE(
     }
   }
   CHECK(uneven);
+}
+
+TEST_CASE("the search's shortcut memo gives the scope decide_shortcuts gives each candidate") {
+  // A MoE model over two H100 nodes, every option open: expert parallelism and its
+  // dispatchers, sharding, overlap_param_gather and placements all enter the shortcuts.
+  const Scenario base = search_base("dgx-h100", "qwen3-30b-a3b", 2, 32, 2048);
+  SearchContext context = context_of(base);
+  context.wide = true;
+  SpaceLimits limits;
+  limits.values.push_back({"plan.moe_token_dispatcher_type", {"allgather", "alltoall", "flex"}});
+  EnumerationStats stats;
+  const std::vector<Candidate> all = enumerate_candidates(context, limits, &stats);
+  REQUIRE(all.size() > 100);
+  ScopeMemo memo;
+  std::set<bool> one_replica, fused, collapsed;
+  for (const Candidate& c : every_nth(all, all.size() / 150 + 1, 3)) {
+    CAPTURE(candidate_label(c));
+    const Scenario sc = with_plan(base, c.plan);
+    const Shortcuts s = decide_shortcuts(sc, Fidelity::kFast);
+    const SimulatedScope direct = simulated_scope(sc.plan, s);
+    const SimulatedScope& memoized = memo.fast_scope(c.plan, base.model, base.cluster);
+    CHECK(memoized.full_fidelity == direct.full_fidelity);
+    CHECK(memoized.replicas == direct.replicas);
+    CHECK(memoized.fused_tp == direct.fused_tp);
+    CHECK(memoized.mirrored_tp == direct.mirrored_tp);
+    CHECK(memoized.collapsed_all_to_all == direct.collapsed_all_to_all);
+    one_replica.insert(s.one_replica.taken);
+    fused.insert(s.fused_tp.taken);
+    collapsed.insert(direct.collapsed_all_to_all);
+  }
+  // The sample took and left each shortcut the memo keeps.
+  CHECK(one_replica.size() == 2);
+  CHECK(fused.size() == 2);
+  CHECK(collapsed.size() == 2);
 }
 
 TEST_CASE("plan space limits: --fix pins a field, --vary restricts it, unknown keys are refused") {

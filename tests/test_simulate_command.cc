@@ -1,7 +1,7 @@
 // End-to-end tests of `trident simulate`: the shipped scenario, output formats, overrides,
-// determinism, every bad input of the corpus (exit 2, one located message), and --trace and
-// --timeline files (written after a successful run only, whole, byte-identical across runs; a
-// bad output path fails before simulating).
+// determinism, every bad input of the corpus (exit 2, one located message), the activity limit
+// at each fidelity, and --trace and --timeline files (written after a successful run only,
+// whole, byte-identical across runs; a bad output path fails before simulating).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -145,6 +145,36 @@ TEST_CASE("every corpus input fails `trident simulate` with exit 2 before simula
     CHECK(r.err.find(expect) != std::string::npos);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("the activity limit counts what the fidelity simulates", "[cli][limits]") {
+  // 100,000 micro-batches of GPT-3: fast fidelity simulates one replica per stage (accepted),
+  // full fidelity all 1024 GPUs (refused before simulating, exit 2, file and plan key).
+  const std::vector<std::string> many = {"scenarios/gpt3-175b-3d.yaml", "--set",
+                                         "plan.num_microbatches=100000"};
+  std::vector<std::string> args = {"validate"};
+  args.insert(args.end(), many.begin(), many.end());
+  const Result ok = run_trident(args);
+  INFO(ok.err);
+  CHECK(ok.code == 0);
+  args = {"simulate"};
+  args.insert(args.end(), many.begin(), many.end());
+  args.insert(args.end(), {"--fidelity", "full"});
+  const Result full = run_trident(args);
+  CHECK(full.code == 2);
+  CHECK(full.out.empty());
+  CHECK(full.err.find("scenarios/gpt3-175b-3d.yaml: plan.num_microbatches: at --fidelity full, "
+                      "one step would run about") != std::string::npos);
+  CHECK(full.err.find("more than the simulation-activity limit of 100000000") != std::string::npos);
+  // Expert parallelism simulates every replica: refused in fast fidelity too, by validate and
+  // simulate alike.
+  for (const char* command : {"validate", "simulate"}) {
+    const Result moe = run_trident(
+        {command, "scenarios/mixtral-8x7b-dgx-h100.yaml", "--set", "plan.global_batch_size=65536"});
+    INFO(command << ": " << moe.err);
+    CHECK(moe.code == 2);
+    CHECK(moe.err.find("on each of pipeline_parallel × data_parallel actors") != std::string::npos);
   }
 }
 

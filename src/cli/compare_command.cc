@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "report/comparison.h"
 #include "report/writers.h"
+#include "schedule/shortcuts.h"
 
 namespace po = boost::program_options;
 
@@ -76,6 +77,8 @@ int run_compare_command(const std::vector<std::string>& args) {
     throw po::error("--format must be table, json or csv, not '" + format + "'");
   }
   check_fidelity_option(fidelity);
+  Fidelity fid = Fidelity::kFast;
+  if (!fidelity.empty()) parse_fidelity(fidelity, &fid);
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
   if (!(point_timeout >= 0)) throw po::error("--point-timeout must be 0 (no limit) or more");
   if (jobs < 1) jobs = available_cpus();
@@ -102,12 +105,13 @@ int run_compare_command(const std::vector<std::string>& args) {
       }
     }
   }
-  // Every variant must be a valid scenario: bad input stops here with exit 2.
+  // Every variant must be a valid scenario that --fidelity can simulate: bad input stops here
+  // with exit 2.
   for (const Variant& v : variants) {
     std::vector<std::string> overrides = sets;
     overrides.insert(overrides.end(), v.overrides.begin(), v.overrides.end());
     try {
-      load_scenario(scenario_path, overrides);
+      check_simulation_activities(load_scenario(scenario_path, overrides), fid);
     } catch (const ConfigError& e) {
       SourceLocation where;
       where.file = "variant " + v.name;

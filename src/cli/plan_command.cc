@@ -24,6 +24,7 @@
 #include "core/fork_pool.h"
 #include "engine/simulator.h"
 #include "report/metrics.h"
+#include "schedule/shortcuts.h"
 #include "search/plan_search.h"
 
 namespace po = boost::program_options;
@@ -175,6 +176,8 @@ int run_plan_command(const std::vector<std::string>& args) {
       overrides.push_back("plan.global_batch_size=" + std::to_string(global_batch));
     }
     base = load_scenario(positional.front(), overrides);
+    // Its own plan is simulated too (row `given`).
+    check_simulation_activities(base, Fidelity::kFast);
   } else {
     // A one-GPU plan that any batch satisfies, so the files load and are checked as simulate
     // checks them; the search replaces every field it varies.

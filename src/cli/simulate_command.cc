@@ -153,7 +153,8 @@ int run_simulate_command(const std::vector<std::string>& args) {
   if (!trace_path.empty() && !timeline_path.empty() && same_output(trace_path, timeline_path)) {
     throw po::error("--trace and --timeline name the same file '" + trace_path + "'");
   }
-  if (fid == Fidelity::kFull) check_full_fidelity_size(scenario);
+  // The activity limit counts what this fidelity simulates (its shortcuts).
+  check_simulation_activities(scenario, fid);
   // Built once: the workload's memory, the engine and the trace all read these programs.
   const std::vector<StageProgram> programs = build_programs(scenario.plan);
   const Workload workload = build_workload(scenario, programs);

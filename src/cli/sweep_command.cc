@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "core/output_file.h"
 #include "report/writers.h"
+#include "schedule/shortcuts.h"
 
 namespace po = boost::program_options;
 
@@ -103,8 +104,9 @@ int run_sweep_command(const std::vector<std::string>& args) {
   const Shard shard = shard_text.empty() ? Shard{} : parse_shard(shard_text);
 
   // The scenario is loaded here only to check it and read its `sweep:` block; each point is
-  // loaded again, with its overrides, by its child.
+  // loaded again, with its overrides, and checked at --fidelity by its child (`simulate`).
   const Scenario scenario = load_scenario(scenario_path, sets);
+  check_simulation_activities(scenario, Fidelity::kFast);
   std::vector<SweepAxis> vary_axes;
   for (const std::string& v : varies) vary_axes.push_back(parse_vary(v));
   const std::vector<SweepAxis> axes = combine_axes(scenario.sweep, vary_axes);

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "config/diagnostics.h"
 #include "config/scenario.h"
+#include "schedule/shortcuts.h"
 #include "workload/stage_work.h"
 
 namespace po = boost::program_options;
@@ -77,6 +78,10 @@ int run_validate_command(const std::vector<std::string>& args) {
   for (const std::string& file : files) {
     Diagnostics diag;
     const CheckedConfigFile checked = check_config_file(file, sets, &diag);
+    if (diag.empty() && checked.kind == ConfigFileKind::kScenario) {
+      // What `simulate` checks before simulating (at its default fidelity, fast).
+      attempt(&diag, [&] { check_simulation_activities(checked.specs, Fidelity::kFast); });
+    }
     if (diag.empty()) {
       std::cout << file << ": ok (" << summary(checked) << ")\n";
       continue;

@@ -42,28 +42,46 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& plan, const ModelSpec&
 std::vector<SpecIssue> plan_issues(const PlanSpec& plan, const ModelSpec& model,
                                    const ClusterSpec& cluster);
 
-// Returns an estimate of the SimGrid activities (compute, flows, collective steps) one
-// simulated step of a resolved plan runs: an upper bound for `fast` fidelity (it assumes no
-// tensor-parallel all-reduce is timed in closed form), or for `full` when full_fidelity.
+// What one simulated step runs of a plan, as far as its count of SimGrid activities goes: the
+// engine's shortcuts that cut activities. schedule/shortcuts.h decides them
+// (simulation_activity_issues there fills this in); config only counts.
+struct SimulatedScope {
+  bool full_fidelity = false;  // one actor per GPU, every ring step
+  int replicas = 1;  // data-parallel replicas simulated per stage (plan.data but for one_replica)
+  bool fused_tp = false;     // TP collectives timed in closed form inside the passes (fused_tp)
+  bool mirrored_tp = false;  // TP collectives lowered for tensor rank 0 only (mirrored_tp)
+  // Expert all-to-alls as two flows per member (nic_all_to_all, collapsed_flex).
+  bool collapsed_all_to_all = false;
+};
+
+// Returns the scope of a step that simulates every data-parallel replica and fuses nothing:
+// that of `full_fidelity`, or (false) one above every fast step of `plan`.
+SimulatedScope every_replica_scope(const PlanSpec& plan, bool full_fidelity);
+
+// Returns an estimate of the SimGrid activities (compute, flows, sleeps) one simulated step of
+// a resolved plan runs within `scope`: an upper bound for the step the engine runs there (it
+// assumes no pipeline transfer or TP collective runs as a claimed closed-form wait).
 double estimated_sim_activities(const PlanSpec& plan, const ModelSpec& model,
-                                const ClusterSpec& cluster, bool full_fidelity);
+                                const ClusterSpec& cluster, const SimulatedScope& scope);
 
 // Returns the problems of a resolved, otherwise valid plan that would make one simulation
-// too large to run in minutes: simulated GPUs, platform routes, schedule instructions and
-// estimated activities against the limits in config/limits.h, each named in the message.
-// The loader checks `fast` fidelity; a caller running `full` checks again with full_fidelity.
-std::vector<SpecIssue> simulation_size_issues(const PlanSpec& plan, const ModelSpec& model,
-                                              const ClusterSpec& cluster,
-                                              bool full_fidelity = false);
+// too large to hold: simulated GPUs, platform routes and schedule instructions against the
+// limits in config/limits.h, each named in the message. The loader checks these; the
+// activities a step runs depend on the engine's shortcuts and are checked where those are
+// decided (activity_limit_issues, called by schedule/shortcuts.h simulation_activity_issues).
+std::vector<SpecIssue> simulation_size_issues(const PlanSpec& plan, const ClusterSpec& cluster);
 
-// Throws PlanError (located at the scenario file and the plan key) for the first of
-// simulation_size_issues of a loaded scenario at full fidelity; load_scenario has checked
-// fast fidelity already.
-void check_full_fidelity_size(const Scenario& scenario);
+// Returns the problem of a plan whose step, simulated within `scope`, would run more than the
+// simulation-activity limit (config/limits.h) by estimated_sim_activities: none or one issue,
+// its message naming the estimate, the actors it counts and the limit.
+std::vector<SpecIssue> activity_limit_issues(const PlanSpec& plan, const ModelSpec& model,
+                                             const ClusterSpec& cluster,
+                                             const SimulatedScope& scope);
 
 // Throws ConfigError (cluster or model issue) or PlanError (plan issue) for the first
-// problem of `scenario`, located by key only (no file positions). Use it for specs built in
-// code; load_scenario already runs these checks.
+// problem of `scenario`, located by key only (no file positions): the checks load_scenario
+// runs, simulation_size_issues included. Use it for specs built in code; the activity limit
+// is schedule/shortcuts.h's simulation_activity_issues.
 void validate_scenario(const Scenario& scenario);
 
 // Returns a*b, or -1 when the product overflows 64 bits (inputs must be >= 0).

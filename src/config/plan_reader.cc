@@ -377,7 +377,7 @@ void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpe
     report_issues(map, issues, true);
     return;
   }
-  report_issues(map, simulation_size_issues(*p, model, cluster), true);
+  report_issues(map, simulation_size_issues(*p, cluster), true);
 }
 
 }  // namespace trident

@@ -16,6 +16,7 @@
 #include "report/metrics.h"
 #include "report/writers.h"
 #include "schedule/program.h"
+#include "schedule/shortcuts.h"
 #include "workload/stage_work.h"
 
 namespace py = pybind11;
@@ -42,7 +43,7 @@ std::string simulate_json(const std::string& path, const std::vector<std::string
   trident::Scenario scenario;
   try {
     scenario = trident::load_scenario(path, sets);
-    if (fid == trident::Fidelity::kFull) trident::check_full_fidelity_size(scenario);
+    trident::check_simulation_activities(scenario, fid);
   } catch (const trident::ConfigError& e) {
     raise_config_error(e.where(), e.what(), e.message());
   }
@@ -63,6 +64,10 @@ std::string simulate_json(const std::string& path, const std::vector<std::string
 std::string validate(const std::string& path, const std::vector<std::string>& sets) {
   trident::Diagnostics diag;
   const trident::CheckedConfigFile file = trident::check_config_file(path, sets, &diag);
+  if (diag.empty() && file.kind == trident::ConfigFileKind::kScenario) {
+    trident::attempt(
+        &diag, [&] { trident::check_simulation_activities(file.specs, trident::Fidelity::kFast); });
+  }
   if (!diag.empty()) {
     std::string text;
     for (const trident::Problem& p : diag.problems()) text += (text.empty() ? "" : "\n") + p.text();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/errors.h"
 #include "schedule/all_to_all_shortcut.h"
 #include "schedule/rank_map.h"
 
@@ -14,9 +15,8 @@ Shortcut off(std::string reason) { return {false, std::move(reason)}; }
 // True when MoE layers run dispatch and combine collectives over expert-parallel groups, which
 // span data-parallel replicas and share the GPUs' links with everything else, or their experts'
 // gradients reduce over groups of their own (ETP != t: across TP ranks and replicas).
-bool expert_parallel(const Scenario& sc) {
-  return sc.model.moe() &&
-         (sc.plan.expert_parallel > 1 || sc.plan.expert_tensor() != sc.plan.tensor);
+bool expert_parallel(const PlanSpec& plan, const ModelSpec& model) {
+  return model.moe() && (plan.expert_parallel > 1 || plan.expert_tensor() != plan.tensor);
 }
 
 Shortcut decide_fused_tp(const PlanSpec& plan, const RankMap& ranks, bool ep) {
@@ -140,6 +140,23 @@ void decide_one_replica(const PlanSpec& plan, const RankMap& ranks, bool ep, Sho
          "NIC-to-NIC flow (one replica per island): each edge carries replica 0's load");
 }
 
+// The plan fields decide_shortcuts (and the rank map, expert ranks and all-to-all decisions it
+// uses) reads: plans with the same key take the same shortcuts on one model and cluster.
+std::vector<int> shortcut_key(const PlanSpec& p) {
+  std::vector<int> key = {p.tensor,
+                          p.context,
+                          p.pipeline,
+                          p.data,
+                          p.gpus_per_island,
+                          p.expert_parallel,
+                          p.expert_tensor(),
+                          static_cast<int>(p.moe_dispatcher),
+                          static_cast<int>(p.dp_sharding),
+                          p.overlap_param_gather ? 1 : 0};
+  for (ParallelDim d : p.placement) key.push_back(static_cast<int>(d));
+  return key;
+}
+
 }  // namespace
 
 const char* fidelity_name(Fidelity f) { return f == Fidelity::kFull ? "full" : "fast"; }
@@ -170,12 +187,12 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   s.group_actor =
       on("the GPUs of a TP group run identical programs; their collectives and "
          "transfers still move every GPU's bytes");
-  s.fused_tp = decide_fused_tp(sc.plan, ranks, expert_parallel(sc));
+  s.fused_tp = decide_fused_tp(sc.plan, ranks, expert_parallel(sc.plan, sc.model));
   s.one_rank_flows = decide_one_rank_flows(sc.cluster, ranks);
   s.tp_fills_islands = ranks.tensor_groups_fill_islands();
   s.mirrored_tp = decide_mirrored_tp(sc.plan, s.fused_tp, s.one_rank_flows, s.tp_fills_islands,
-                                     expert_parallel(sc));
-  decide_one_replica(sc.plan, ranks, expert_parallel(sc), &s);
+                                     expert_parallel(sc.plan, sc.model));
+  decide_one_replica(sc.plan, ranks, expert_parallel(sc.plan, sc.model), &s);
   s.collapsed_steps =
       on("identical consecutive ring steps run as one flow per edge with "
          "their bytes and latencies: exact without competing traffic; under "
@@ -188,6 +205,78 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
          "windows are open, or any other overlap, turns what is left back into flows at that "
          "instant");
   return s;
+}
+
+SimulatedScope simulated_scope(const PlanSpec& plan, const Shortcuts& s) {
+  if (s.fidelity == Fidelity::kFull) return every_replica_scope(plan, true);
+  SimulatedScope scope;
+  scope.replicas = s.replicas_simulated(plan);
+  scope.fused_tp = s.fused_tp.taken;
+  scope.mirrored_tp = s.mirrored_tp.taken;
+  scope.collapsed_all_to_all = s.nic_all_to_all.taken || s.collapsed_flex.taken;
+  return scope;
+}
+
+SimulatedScope fewest_activities_scope(const PlanSpec& plan, const ModelSpec& model) {
+  if (expert_parallel(plan, model)) {
+    SimulatedScope every = every_replica_scope(plan, false);
+    every.collapsed_all_to_all = true;
+    return every;
+  }
+  SimulatedScope scope;
+  scope.replicas = 1;
+  scope.fused_tp = true;
+  scope.mirrored_tp = true;
+  return scope;
+}
+
+std::vector<SpecIssue> simulation_activity_issues(const Scenario& sc, Fidelity fidelity) {
+  const bool full = fidelity == Fidelity::kFull;
+  // Every replica unfused bounds every fast step: below the limit, no shortcut can matter.
+  std::vector<SpecIssue> issues =
+      activity_limit_issues(sc.plan, sc.model, sc.cluster, every_replica_scope(sc.plan, full));
+  if (issues.empty() || full) return issues;
+  return activity_limit_issues(sc.plan, sc.model, sc.cluster,
+                               simulated_scope(sc.plan, decide_shortcuts(sc, fidelity)));
+}
+
+std::vector<SpecIssue> simulation_activity_issues(const PlanSpec& plan, const ModelSpec& model,
+                                                  const ClusterSpec& cluster, Fidelity fidelity,
+                                                  ScopeMemo* memo) {
+  const bool full = fidelity == Fidelity::kFull;
+  std::vector<SpecIssue> issues =
+      activity_limit_issues(plan, model, cluster, every_replica_scope(plan, full));
+  if (issues.empty() || full) return issues;
+  if (memo != nullptr) {
+    return activity_limit_issues(plan, model, cluster, memo->fast_scope(plan, model, cluster));
+  }
+  Scenario sc;  // copied only for a plan that may be too large
+  sc.plan = plan;
+  sc.model = model;
+  sc.cluster = cluster;
+  return activity_limit_issues(plan, model, cluster,
+                               simulated_scope(plan, decide_shortcuts(sc, fidelity)));
+}
+
+const SimulatedScope& ScopeMemo::fast_scope(const PlanSpec& plan, const ModelSpec& model,
+                                            const ClusterSpec& cluster) {
+  const std::vector<int> key = shortcut_key(plan);
+  auto it = scopes_.find(key);
+  if (it == scopes_.end()) {
+    Scenario sc;
+    sc.plan = plan;
+    sc.model = model;
+    sc.cluster = cluster;
+    it = scopes_.emplace(key, simulated_scope(plan, decide_shortcuts(sc, Fidelity::kFast))).first;
+  }
+  return it->second;
+}
+
+void check_simulation_activities(const Scenario& sc, Fidelity fidelity) {
+  for (const SpecIssue& i : simulation_activity_issues(sc, fidelity)) {
+    throw PlanError(SourceLocation{sc.path, 0, 0, i.keys.front()},
+                    (fidelity == Fidelity::kFull ? "at --fidelity full, " : "") + i.message);
+  }
 }
 
 std::vector<std::pair<const char*, const Shortcut*>> named_shortcuts(const Shortcuts& s) {

@@ -1,14 +1,17 @@
 // The shortcuts a simulated step takes, decided in one place from the scenario and the
 // fidelity. Each is exact in a stated domain (or, for collapsed ring steps, exact without
 // competing traffic); the engine runs what this record says, the Timeline carries it, and the
-// trace shows it. Pure; no SimGrid.
+// trace shows it. The simulation-activity limit is checked here too, on what the shortcuts
+// leave to simulate. Pure; no SimGrid.
 #ifndef TRIDENT_SCHEDULE_SHORTCUTS_H_
 #define TRIDENT_SCHEDULE_SHORTCUTS_H_
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "config/checks.h"
 #include "config/scenario.h"
 
 namespace trident {
@@ -77,6 +80,51 @@ struct Shortcuts {
 // Returns the shortcuts a step of `scenario` simulated at `fidelity` takes. Requires a validated
 // scenario whose plan fits its cluster.
 Shortcuts decide_shortcuts(const Scenario& scenario, Fidelity fidelity);
+
+// Returns what a step taking `shortcuts` simulates of `plan`, for the activity estimate:
+// replicas_simulated (every replica at full fidelity), fused_tp, mirrored_tp, and
+// nic_all_to_all or collapsed_flex.
+SimulatedScope simulated_scope(const PlanSpec& plan, const Shortcuts& shortcuts);
+
+// Returns the scope with the fewest activities a fast step of `plan` on `model` can have,
+// whatever its placement and overlap settings: one replica with TP fused, or every replica
+// unfused (all-to-alls collapsed) where expert parallelism keeps one_replica and fused_tp
+// off. A lower bound for pruning plans before those fields are chosen.
+SimulatedScope fewest_activities_scope(const PlanSpec& plan, const ModelSpec& model);
+
+// The fast-fidelity scopes (simulated_scope of decide_shortcuts) of the plans of one search on
+// one model and cluster, decided once per shortcut key: the plan fields decide_shortcuts reads
+// (the rank map's sizes, placement and islands used; expert parallelism and its dispatcher;
+// sharding and overlap_param_gather). A field decide_shortcuts comes to read must enter the
+// key (shortcuts.cc shortcut_key).
+class ScopeMemo {
+ public:
+  // Returns simulated_scope(plan, decide_shortcuts(plan on model and cluster, kFast)).
+  // Requires every call with this memo to have the same model and cluster.
+  const SimulatedScope& fast_scope(const PlanSpec& plan, const ModelSpec& model,
+                                   const ClusterSpec& cluster);
+
+ private:
+  std::map<std::vector<int>, SimulatedScope> scopes_;
+};
+
+// Returns the problem (none or one) of a step of `scenario` simulated at `fidelity` that would
+// run more than the simulation-activity limit (config/checks.h activity_limit_issues), counting
+// the actors and collectives that fidelity's shortcuts really simulate: fast fidelity only
+// replicas_simulated data-parallel replicas, full every one. Requires a scenario that loaded
+// (load_scenario, or validate_scenario for specs built in code). Cheap when the plan is small:
+// the shortcuts are decided only when every replica unfused would be over the limit.
+std::vector<SpecIssue> simulation_activity_issues(const Scenario& scenario, Fidelity fidelity);
+// The same for a plan on `model` and `cluster` (the plan search's candidates), deciding the
+// shortcuts through `memo` when given.
+std::vector<SpecIssue> simulation_activity_issues(const PlanSpec& plan, const ModelSpec& model,
+                                                  const ClusterSpec& cluster, Fidelity fidelity,
+                                                  ScopeMemo* memo = nullptr);
+
+// Throws PlanError, located at the scenario file and the issue's plan key, for the issue of
+// simulation_activity_issues; at full fidelity the message starts "at --fidelity full, ".
+// Every command that simulates a loaded scenario calls it first.
+void check_simulation_activities(const Scenario& scenario, Fidelity fidelity);
 
 // Returns the shortcuts of `s` with their names ("fused_tp", ...), in declaration order.
 std::vector<std::pair<const char*, const Shortcut*>> named_shortcuts(const Shortcuts& s);

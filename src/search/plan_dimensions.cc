@@ -7,6 +7,7 @@
 
 #include "config/checks.h"
 #include "config/pipeline_split.h"
+#include "schedule/shortcuts.h"
 
 namespace trident {
 namespace {
@@ -331,28 +332,33 @@ std::vector<SearchDimension> build_dimensions() {
   // distributed optimizer is every strategy but no_shard): only over a data-parallel group
   // (d * cp > 1, the dp-cp group that shards). Routed experts shard over their
   // expert-data-parallel group (Megatron-FSDP's expert parameter groups).
-  d.push_back({"plan.data_parallel_sharding_strategy",
-               [](const SearchContext& c, const PlanSpec& p) {
-                 if (p.data_context() < 2) return Values{"no_shard"};
-                 if (!c.wide) return Values{"no_shard", "optim"};
-                 return Values{"no_shard", "optim", "optim_grads", "optim_grads_params"};
-               },
-               [](const std::string& v, const SearchContext&, PlanSpec* p) {
-                 if (!parse_dp_sharding(v, &p->dp_sharding)) return false;
-                 p->distributed_optimizer = p->dp_sharding != DpSharding::kNoShard;
-                 return true;
-               },
-               [](const SearchContext& c, const PlanSpec& p) -> std::string {
-                 if (p.dp_sharding == DpSharding::kNoShard) return "";
-                 if (p.data_context() < 2) return "sharding needs d * cp > 1";
-                 // Every micro-batch reduce-scatters (and gathers): the one rule of the table
-                 // that is trident's, not Megatron's (the checks' simulation-size limit).
-                 if (p.shards_gradients() &&
-                     !simulation_size_issues(p, *c.model, *c.cluster).empty()) {
-                   return "sharded gradients: simulation above trident's size limit";
-                 }
-                 return "";
-               }});
+  d.push_back(
+      {"plan.data_parallel_sharding_strategy",
+       [](const SearchContext& c, const PlanSpec& p) {
+         if (p.data_context() < 2) return Values{"no_shard"};
+         if (!c.wide) return Values{"no_shard", "optim"};
+         return Values{"no_shard", "optim", "optim_grads", "optim_grads_params"};
+       },
+       [](const std::string& v, const SearchContext&, PlanSpec* p) {
+         if (!parse_dp_sharding(v, &p->dp_sharding)) return false;
+         p->distributed_optimizer = p->dp_sharding != DpSharding::kNoShard;
+         return true;
+       },
+       [](const SearchContext& c, const PlanSpec& p) -> std::string {
+         if (p.dp_sharding == DpSharding::kNoShard) return "";
+         if (p.data_context() < 2) return "sharding needs d * cp > 1";
+         // Every micro-batch reduce-scatters (and gathers): the one rule of the table
+         // that is trident's, not Megatron's (the simulation-activity limit). Placement
+         // and overlap_param_gather come later and decide the shortcuts: pruned here
+         // only when the fewest activities any of them allows are over the limit
+         // (the enumeration's last check counts the plan's own shortcuts).
+         if (p.shards_gradients() &&
+             !activity_limit_issues(p, *c.model, *c.cluster, fewest_activities_scope(p, *c.model))
+                  .empty()) {
+           return "sharded gradients: simulation above trident's size limit";
+         }
+         return "";
+       }});
   // Overlapped gradient reduction acts on the data-parallel group: the same plan at d = 1.
   // Megatron turns it on for optim_grads and optim_grads_params (megatron/training/
   // arguments.py), so those take only true.

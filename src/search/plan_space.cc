@@ -4,6 +4,7 @@
 
 #include "config/checks.h"
 #include "core/errors.h"
+#include "schedule/shortcuts.h"
 #include "search/plan_dimensions.h"
 
 namespace trident {
@@ -26,6 +27,7 @@ struct Enumerator {
   std::vector<const Values*> fixed;  // per dimension: the limit's values, or nullptr
   EnumerationStats* stats;
   std::vector<Candidate>* out;
+  ScopeMemo scopes;  // the candidates' fast-fidelity shortcuts, by layout
 
   void visit(size_t i, const PlanSpec& plan, std::vector<std::string>* values) {
     if (i == dims.size()) {
@@ -54,8 +56,10 @@ struct Enumerator {
   void finish(const PlanSpec& plan, const std::vector<std::string>& values) {
     // The loader's own checks: whatever they refuse, `simulate` would refuse.
     std::vector<SpecIssue> issues = plan_issues(plan, *context.model, *context.cluster);
+    if (issues.empty()) issues = simulation_size_issues(plan, *context.cluster);
     if (issues.empty()) {
-      issues = simulation_size_issues(plan, *context.model, *context.cluster);
+      issues = simulation_activity_issues(plan, *context.model, *context.cluster, Fidelity::kFast,
+                                          &scopes);
     }
     if (!issues.empty()) {
       stats->count("checks: " + issues.front().keys.front());
@@ -92,7 +96,7 @@ const SearchDimension* find_dimension(const std::string& key) {
 std::vector<Candidate> enumerate_candidates(const SearchContext& context, const SpaceLimits& limits,
                                             EnumerationStats* stats) {
   const std::vector<SearchDimension>& dims = search_dimensions();
-  Enumerator e{context, dims, std::vector<const Values*>(dims.size(), nullptr), stats, nullptr};
+  Enumerator e{context, dims, std::vector<const Values*>(dims.size(), nullptr), stats, nullptr, {}};
   // plan.distributed_optimizer is the alias of sharding strategies no_shard and optim.
   SpaceLimits resolved = limits;
   for (auto& [key, values] : resolved.values) {

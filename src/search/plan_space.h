@@ -70,10 +70,11 @@ struct EnumerationStats {
   void count(const std::string& rule);
 };
 
-// Returns every plan of the space that satisfies every rule of the table and the loader's own
-// checks (plan_issues and simulation_size_issues of config/checks.h, so `simulate` accepts
-// each one), in a deterministic order. Throws ConfigError (key "--fix"/"--vary") when a
-// limit names a key the table does not search or a value its field cannot take.
+// Returns every plan of the space that satisfies every rule of the table and the checks
+// `simulate` runs (plan_issues and simulation_size_issues of config/checks.h, and the
+// activity limit at fast fidelity, schedule/shortcuts.h simulation_activity_issues, so
+// `simulate` accepts each one), in a deterministic order. Throws ConfigError (key "--fix"/"--vary")
+// when a limit names a key the table does not search or a value its field cannot take.
 std::vector<Candidate> enumerate_candidates(const SearchContext& context, const SpaceLimits& limits,
                                             EnumerationStats* stats);
 
