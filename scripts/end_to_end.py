@@ -34,10 +34,20 @@ SET_FACTS = {
     # configs run without dropout (NeMo GPTConfig / Llama / Nemotron configs: hidden_dropout
     # and attention_dropout 0) and with Transformer Engine's userbuffer TP overlap whenever
     # TP > 1 with sequence parallelism (NeMo performance recipes: tp_comm_overlap=True).
+    # dgxc-benchmarking v24.11.1 (35a9aecc) states its optimizers per model:
+    # nemotron/nemotron4-340b-synth.yaml runs Apex DistributedFusedAdam (NeMo-1 trainer) with
+    # dtype bf16 and grad_sync_dtype bf16 (bf16 moments, 2-byte master, bf16 gradients),
+    # nemotron/configure.sh adds fp8_params for FP8 runs; nemo_megatron/gpt3_175b_hydra.yaml
+    # has grad_sync_dtype bf16 and fp8_params; nemotron4-15b-synth.yaml runs Megatron-Core's
+    # distributed optimizer with its defaults (docs/memory.md, D1).
     "dgxc_h100_bf16": {"model": {"attention_dropout": 0, "hidden_dropout": 0},
-                       "plan_if_tp": {"tp_comm_overlap": True}},
+                       "plan_if_tp": {"tp_comm_overlap": True},
+                       "by_model": {"nemotron4-340b": "apex_bf16_state",
+                                    "gpt3-175b": "bf16_grads"}},
     "dgxc_h100_fp8": {"model": {"attention_dropout": 0, "hidden_dropout": 0},
-                      "plan_if_tp": {"tp_comm_overlap": True}},
+                      "plan_if_tp": {"tp_comm_overlap": True},
+                      "by_model": {"nemotron4-340b": "apex_bf16_state",
+                                   "gpt3-175b": "bf16_grads"}},
     "nemo2407_h100_fp8": {"model": {"attention_dropout": 0, "hidden_dropout": 0},
                           "plan_if_tp": {"tp_comm_overlap": True}},
     # Megatron-Core MoE runs: Megatron-LM MoE examples set --attention-dropout 0.0
@@ -47,6 +57,18 @@ SET_FACTS = {
     "modelzoo_mixtral": {"model": {"attention_dropout": 0, "hidden_dropout": 0}},
     "modelzoo_qwen3_h100": {"model": {"attention_dropout": 0, "hidden_dropout": 0}},
 }
+
+# Optimizer setups a source states, in trident's settings: Apex DistributedFusedAdam with
+# grad_sync_dtype bf16 keeps bf16 gradient buckets; with dtype bf16 its moments and master
+# weights are bf16 too (main_params_dtype fp16 is trident's 2-byte master); fp8_params keeps
+# FP8 primary weights (fp8_param_gather).
+OPTIMIZER_SETUPS = {
+    "bf16_grads": {"grad_reduce_in_bf16": True},
+    "apex_bf16_state": {"grad_reduce_in_bf16": True, "use_precision_aware_optimizer": True,
+                        "main_grads_dtype": "bf16", "main_params_dtype": "fp16",
+                        "exp_avg_dtype": "bf16", "exp_avg_sq_dtype": "bf16"},
+}
+FP8_PARAMS = {"dgxc_h100_fp8": {"nemotron4-340b", "gpt3-175b"}}
 
 # Megatron's FLOPs formula as each TFLOP/s figure was computed (the row's notes): the 2024
 # formula counts attention scores in full, later ones halve them under the causal mask.
@@ -133,6 +155,11 @@ def scenario_for(row):
     extra = dict(facts.get("plan", {}))
     if plan.get("tensor_parallel", 1) > 1 and plan.get("sequence_parallel"):
         extra.update(facts.get("plan_if_tp", {}))
+    setup = facts.get("by_model", {}).get(model.get("name"))
+    if setup:
+        extra.update(OPTIMIZER_SETUPS[setup])
+    if model.get("name") in FP8_PARAMS.get(row["set"], ()):
+        extra["fp8_param_gather"] = True
     for k, v in extra.items():
         if k not in plan:
             plan[k] = v

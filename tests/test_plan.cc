@@ -2,6 +2,7 @@
 // distributed_optimizer as its alias, grad_reduce_in_bf16, overlap_param_gather,
 // tp_comm_overlap): how they are read and refused, the Megatron flags, the step programs and
 // memory per GPU by exact formula.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "config/megatron_args.h"
@@ -125,6 +126,15 @@ TEST_CASE("gradients reduced in bf16: half the bytes on the wire, fp32 main-grad
   const StageWork b = build_workload(bf16).stages[1];
   const double P = a.params_per_gpu;
   CHECK(b.grad_bytes == Approx(a.grad_bytes / 2));
-  // Megatron's bf16 gradient buffer, plus the fp32 gradient of the optimizer's 1/d shard.
-  CHECK(b.memory.gradients == Approx(2 * P + 4 * P / 16));
+  // Megatron's bf16 gradient buffer; the fp32 gradient of the optimizer's 1/d shard is held
+  // during the step only, when the activations (larger here) are gone.
+  CHECK(b.memory.step_main_grads == Approx(4 * P / 16));
+  REQUIRE(b.memory.activations > b.memory.step_main_grads);
+  CHECK(b.memory.gradients == Approx(2 * P));
+  // With full recomputation and one micro-batch in flight the step's copy can exceed what the
+  // backward held: then the excess is the peak's.
+  const Scenario lean = load({"plan.grad_reduce_in_bf16=true", "plan.recompute=full"});
+  const StageMemory m = build_workload(lean).stages[1].memory;
+  CHECK(m.gradients == Approx(2 * P + std::max(0.0, m.step_main_grads - m.activations -
+                                                        m.cp_buffers - m.dispatch_buffers)));
 }

@@ -267,8 +267,9 @@ void finish(Pass* pass) {
 //              layer in use and the one prefetched, gathered whole)
 //   gradients  params g, or with optim_grads / optim_grads_params and d > 1 params g / d + the
 //              bucket (or layer) being reduced, unsharded; with grad_reduce_in_bf16 (g = 2)
-//              plus the fp32 main gradients the optimizer steps on, 4 params / (d when
-//              sharded), unless the precision-aware optimizer steps on bf16 main gradients
+//              the fp32 main gradients the optimizer steps on, 4 params / (d when sharded),
+//              go to step_main_grads (held during the step only), unless the
+//              precision-aware optimizer steps on bf16 main gradients
 //   optimizer  12 params (master weights and moments, each in its state dtype), / d
 //              unless no_shard
 StageMemory sharded_memory(const PlanSpec& plan, double d, double params, double layer,
@@ -281,10 +282,12 @@ StageMemory sharded_memory(const PlanSpec& plan, double d, double params, double
                     ? params * grad_elem / d + std::min(bucket, params) * grad_elem
                     : params * grad_elem;
   // The fp32 main gradients of a bf16 reduction (none when the precision-aware optimizer steps
-  // on bf16 main gradients).
+  // on bf16 main gradients): Megatron's distributed optimizer makes them in step()
+  // (_copy_model_grads_to_main_grads) and drops them at the next zero_grad, when no activation
+  // is held, so they count only where they exceed the activations (fold_optimizer_step).
   if (plan.grad_reduce_in_bf16 && plan.precision != Precision::kFp16 &&
       plan.main_grads_dtype == StateDtype::kFp32) {
-    m.gradients += params * 4 / opt_share;
+    m.step_main_grads = params * 4 / opt_share;
   }
   m.optimizer = params * optimizer_state_bytes(plan) / opt_share;
   return m;
@@ -633,9 +636,18 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.memory.weights += expert_memory.weights;
     st.memory.gradients += expert_memory.gradients;
     st.memory.optimizer += expert_memory.optimizer;
+    st.memory.step_main_grads += expert_memory.step_main_grads;
     if (plan.context > 1) st.memory.cp_buffers = 4 * cp_kv_bytes(dims);
   }
   schedule_memory(programs, &w);
+  // The peak is the larger of the backward's (activations and buffers held) and the optimizer
+  // step's (fp32 main gradients held, no activations): what the step needs beyond the
+  // activations counts with the gradients.
+  for (StageWork& st : w.stages) {
+    const StageMemory& m = st.memory;
+    st.memory.gradients +=
+        std::max(0.0, m.step_main_grads - (m.activations + m.cp_buffers + m.dispatch_buffers));
+  }
   w.active_params = active_params(model);
   w.megatron_flops_per_step = megatron_model_flops(model, plan.global_batch_size);
   w.tokens_per_expert_mean = moe_tokens_per_expert(model, plan);

@@ -100,6 +100,10 @@ struct StageMemory {
   // blocks and two dK/dV blocks, double-buffered as Transformer Engine's p2p_comm_buffers).
   double cp_buffers = 0;
   double dispatch_buffers = 0;  // MoE: one layer's all-to-all send and receive buffers
+  // fp32 main gradients the distributed optimizer holds during its step only (bf16 reduction,
+  // fp32 main_grads_dtype); not in total(): build_workload adds what exceeds the activations
+  // to `gradients`.
+  double step_main_grads = 0;
   double total() const {
     return weights + gradients + optimizer + activations + cp_buffers + dispatch_buffers;
   }
