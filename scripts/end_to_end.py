@@ -29,7 +29,8 @@ DATA = os.path.join(ROOT, "tests", "data", "end_to_end", "calibration.jsonl")
 SET_FACTS = {
     # Megatron-LM README, "Training Speed and Scalability" (table of f2e5db40): "DP overlap and
     # TP overlap on" for the weak-scaling runs.
-    "megatron_h100": {"plan": {"tp_comm_overlap": True, "overlap_param_gather": True}},
+    "megatron_h100": {"plan": {"overlap_param_gather": True},
+                      "plan_if_tp": {"tp_comm_overlap": True}},
     # NeMo 24.07 / 24.11 (dgxc-benchmarking v24.11 runs NeMo's performance recipes): the model
     # configs run without dropout (NeMo GPTConfig / Llama / Nemotron configs: hidden_dropout
     # and attention_dropout 0) and with Transformer Engine's userbuffer TP overlap whenever

@@ -25,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import end_to_end  # noqa: E402
+from fit_compute_model import IN_TRAINING as ASSUMED  # noqa: E402  the ratio before any fit
 
 ROOT = end_to_end.ROOT
 FIT_FILE = os.path.join(ROOT, "scripts", "data", "end_to_end_fit.json")
@@ -87,8 +88,9 @@ def main():
     ap.add_argument("--dry-run", action="store_true", help="print, write nothing")
     args = ap.parse_args()
 
-    # Start from the GPU files as they would be without an end-to-end fit.
-    base = end_to_end.run_all(args.binary, [], args.jobs)
+    # Before: every GPU and precision at the assumed ratio, as without an end-to-end fit.
+    base = end_to_end.run_all(args.binary, [], args.jobs,
+                              [f"{knob(p)}={ASSUMED}" for p in ("bf16", "fp8")])
     fits, loso = {}, {}
     groups = {}
     for r in base:
@@ -174,8 +176,9 @@ def write_doc(base, after, fits, loso):
         extra = f" (+{refused} refused)" if refused else ""
         out.append(f"| {s} | {len(rs)}{extra} | {mean} | {mx} | {nofit} | {lo_text} |")
     out.append("")
-    out.append("Every run (step seconds; before: in_training as the GPU files had it when the fit "
-               "started (first fit: 0.788, assumed); after: fitted; memory verdict after, margin in GiB):")
+    out.append(f"Every run (step seconds; before: in_training {ASSUMED}, the ratio assumed before "
+               "this fit, for every GPU and precision; after: fitted; memory verdict after, "
+               "margin in GiB):")
     out.append("")
     out.append("| set | run | GPUs | measured | before | after | error | fits | "
                "settings trident does not simulate yet |")

@@ -230,32 +230,45 @@ SimulatedScope fewest_activities_scope(const PlanSpec& plan, const ModelSpec& mo
   return scope;
 }
 
-std::vector<SpecIssue> simulation_activity_issues(const Scenario& sc, Fidelity fidelity) {
+namespace {
+
+// The scenario decide_shortcuts reads, of a plan on a model and cluster.
+Scenario scenario_of(const PlanSpec& plan, const ModelSpec& model, const ClusterSpec& cluster) {
+  Scenario sc;
+  sc.plan = plan;
+  sc.model = model;
+  sc.cluster = cluster;
+  return sc;
+}
+
+// The activity limit's issue of `plan`: every replica unfused bounds every fast step, so the
+// shortcuts (fast_scope, called only then) are decided only for a plan above the limit there.
+template <typename FastScope>
+std::vector<SpecIssue> activity_issues(const PlanSpec& plan, const ModelSpec& model,
+                                       const ClusterSpec& cluster, Fidelity fidelity,
+                                       FastScope fast_scope) {
   const bool full = fidelity == Fidelity::kFull;
-  // Every replica unfused bounds every fast step: below the limit, no shortcut can matter.
   std::vector<SpecIssue> issues =
-      activity_limit_issues(sc.plan, sc.model, sc.cluster, every_replica_scope(sc.plan, full));
+      activity_limit_issues(plan, model, cluster, every_replica_scope(plan, full));
   if (issues.empty() || full) return issues;
-  return activity_limit_issues(sc.plan, sc.model, sc.cluster,
-                               simulated_scope(sc.plan, decide_shortcuts(sc, fidelity)));
+  return activity_limit_issues(plan, model, cluster, fast_scope());
+}
+
+}  // namespace
+
+std::vector<SpecIssue> simulation_activity_issues(const Scenario& sc, Fidelity fidelity) {
+  return activity_issues(sc.plan, sc.model, sc.cluster, fidelity,
+                         [&] { return simulated_scope(sc.plan, decide_shortcuts(sc, fidelity)); });
 }
 
 std::vector<SpecIssue> simulation_activity_issues(const PlanSpec& plan, const ModelSpec& model,
                                                   const ClusterSpec& cluster, Fidelity fidelity,
                                                   ScopeMemo* memo) {
-  const bool full = fidelity == Fidelity::kFull;
-  std::vector<SpecIssue> issues =
-      activity_limit_issues(plan, model, cluster, every_replica_scope(plan, full));
-  if (issues.empty() || full) return issues;
-  if (memo != nullptr) {
-    return activity_limit_issues(plan, model, cluster, memo->fast_scope(plan, model, cluster));
-  }
-  Scenario sc;  // copied only for a plan that may be too large
-  sc.plan = plan;
-  sc.model = model;
-  sc.cluster = cluster;
-  return activity_limit_issues(plan, model, cluster,
-                               simulated_scope(plan, decide_shortcuts(sc, fidelity)));
+  return activity_issues(plan, model, cluster, fidelity, [&] {
+    if (memo != nullptr) return memo->fast_scope(plan, model, cluster);
+    // Copied only for a plan that may be too large.
+    return simulated_scope(plan, decide_shortcuts(scenario_of(plan, model, cluster), fidelity));
+  });
 }
 
 const SimulatedScope& ScopeMemo::fast_scope(const PlanSpec& plan, const ModelSpec& model,
@@ -263,10 +276,7 @@ const SimulatedScope& ScopeMemo::fast_scope(const PlanSpec& plan, const ModelSpe
   const std::vector<int> key = shortcut_key(plan);
   auto it = scopes_.find(key);
   if (it == scopes_.end()) {
-    Scenario sc;
-    sc.plan = plan;
-    sc.model = model;
-    sc.cluster = cluster;
+    const Scenario sc = scenario_of(plan, model, cluster);
     it = scopes_.emplace(key, simulated_scope(plan, decide_shortcuts(sc, Fidelity::kFast))).first;
   }
   return it->second;

@@ -51,6 +51,12 @@ struct Timing {
 
 double op_time(const Op& op, const Timing& tm);
 
+// The precision an op's kernel runs at: linear GEMMs at the run precision, attention (fused or
+// unfused) at the attention precision.
+Precision op_precision(const Op& op, const Timing& tm) {
+  return op.kind == OpKind::kGemm && op.linear ? tm.linear : tm.attention;
+}
+
 // Times `ops` once for `tm` (they must outlive its use).
 void time_once(const std::vector<Op>& ops, Timing* tm) {
   std::vector<double> times;
@@ -83,7 +89,7 @@ double op_time(const Op& op, const Timing& tm) {
   switch (op.kind) {
     // Tensor-core kernels run slower inside a step than in isolation (gpu.efficiency.in_training).
     case OpKind::kGemm: {
-      const Precision p = op.linear ? tm.linear : tm.attention;
+      const Precision p = op_precision(op, tm);
       return (op.grouped ? tm.cm.grouped_gemm_time(op.gemm, p) : tm.cm.gemm_time(op.gemm, p)) /
              tm.cm.in_training(p);
     }
@@ -112,34 +118,32 @@ double op_time(const Op& op, const Timing& tm) {
 double overhead_in(const Op& op, const Timing& tm) {
   const double overhead = tm.cm.gpu().efficiency.kernel_overhead_s;
   if (op.kind == OpKind::kMemory) return overhead;
-  // The precision op_time times the kernel at: linear GEMMs at the run precision, the rest at
-  // the attention precision.
-  const Precision p = op.kind == OpKind::kGemm && op.linear ? tm.linear : tm.attention;
-  return overhead / tm.cm.in_training(p);
+  return overhead / tm.cm.in_training(op_precision(op, tm));
 }
 
 // Returns op_time(op) and books the kernel to its class in `pass` (op_classes.h).
 double timed(const Op& op, const Timing& tm, Pass* pass) {
   const double seconds = op_time(op, tm);
   if (seconds <= 0) return seconds;
-  const Precision p = op.kind == OpKind::kGemm && op.linear ? tm.linear : tm.attention;
   const bool tensor_core = op.kind == OpKind::kGemm || op.kind == OpKind::kAttention;
-  book_op(op, seconds, overhead_in(op, tm), tensor_core ? tm.cm.peak(p) : 0,
+  book_op(op, seconds, overhead_in(op, tm), tensor_core ? tm.cm.peak(op_precision(op, tm)) : 0,
           tm.cm.gpu().memory_bandwidth, &pass->classes);
   return seconds;
 }
 
-// Books the optimizer step's kernels as build_workload times them (optimizer_s): the update
-// moving `adam_bytes`, and under fp8 the weights' cast moving `cast_bytes`.
-void book_optimizer(const ComputeModel& cm, double adam_bytes, bool fp8, double cast_bytes,
-                    ComputeClasses* classes) {
+// Returns the optimizer step's seconds (the update moving `adam_bytes`, and under fp8 the
+// weights' cast moving `cast_bytes`, each one memory-bound kernel) and books its kernels.
+double timed_optimizer(const ComputeModel& cm, double adam_bytes, bool fp8, double cast_bytes,
+                       ComputeClasses* classes) {
   const double overhead = cm.gpu().efficiency.kernel_overhead_s, hbm = cm.gpu().memory_bandwidth;
-  book_kernel(OpClass::kOptimizer, 0, adam_bytes, cm.memory_time(adam_bytes), overhead, 0, hbm,
-              classes);
+  double seconds = cm.memory_time(adam_bytes);
+  book_kernel(OpClass::kOptimizer, 0, adam_bytes, seconds, overhead, 0, hbm, classes);
   if (fp8) {
-    book_kernel(OpClass::kOptimizer, 0, cast_bytes, cm.memory_time(cast_bytes), overhead, 0, hbm,
-                classes);
+    const double cast = cm.memory_time(cast_bytes);
+    book_kernel(OpClass::kOptimizer, 0, cast_bytes, cast, overhead, 0, hbm, classes);
+    seconds += cast;
   }
+  return seconds;
 }
 
 // Appends `ops` to `pass`: compute accumulates until a TP collective closes the segment; a
@@ -284,7 +288,7 @@ StageMemory sharded_memory(const PlanSpec& plan, double d, double params, double
   // The fp32 main gradients of a bf16 reduction (none when the precision-aware optimizer steps
   // on bf16 main gradients): Megatron's distributed optimizer makes them in step()
   // (_copy_model_grads_to_main_grads) and drops them at the next zero_grad, when no activation
-  // is held, so they count only where they exceed the activations (fold_optimizer_step).
+  // is held, so build_workload counts them only where they exceed what the backward held.
   if (plan.grad_reduce_in_bf16 && plan.precision != Precision::kFp16 &&
       plan.main_grads_dtype == StateDtype::kFp32) {
     m.step_main_grads = params * 4 / opt_share;
@@ -607,10 +611,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.param_gather_bytes = plan.distributed_optimizer ? dense * gather_bytes : 0;
     st.expert_grad_bytes = experts * grad_elem;
     st.expert_param_gather_bytes = plan.distributed_optimizer ? experts * gather_bytes : 0;
-    st.optimizer_s = compute.memory_time(sharded * adam_bytes_per_param(plan));
-    if (fp8) st.optimizer_s += compute.memory_time(params * fp8_weight_cast);
-    book_optimizer(compute, sharded * adam_bytes_per_param(plan), fp8, params * fp8_weight_cast,
-                   &st.compute);
+    st.optimizer_s = timed_optimizer(compute, sharded * adam_bytes_per_param(plan), fp8,
+                                     params * fp8_weight_cast, &st.compute);
     st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
     st.grad_bucket_params = plan.grad_bucket_size > 0
                                 ? double(plan.grad_bucket_size)
