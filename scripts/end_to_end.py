@@ -81,6 +81,12 @@ PRECISION_ALIASES = {"mxfp8": ("fp8", "mxfp8"), "blockwise": ("fp8", "blockwise"
 
 GPUS_PER_NODE = {"gb200-nvl72": 4, "gb300-nvl72": 4}
 
+# GPUs a job used per NVLink domain where the source states it, by (set, cluster): the
+# Megatron-LM moe_recipes GB200 YAMLs (e5ad0980, ENV_VARS) set NVLINK_DOMAIN_SIZE 72 and
+# NUM_OF_HYBRID_EP_RANKS_PER_NVLINK_DOMAIN 64, i.e. 64 of each NVL72 rack's 72 GPUs (16 of its
+# 18 trays, as block-topology schedulers hand them out). The cluster gets whole racks.
+GPUS_PER_ISLAND = {("megatron_moe_recipes", "gb200-nvl72"): (64, 72)}
+
 
 def load_rows(path=DATA):
     with open(path) as f:
@@ -169,7 +175,13 @@ def scenario_for(row):
     if prec in PRECISION_ALIASES:
         plan["precision"], plan["fp8_recipe"] = PRECISION_ALIASES[prec]
     per_node = GPUS_PER_NODE.get(row["cluster"], 8)
-    overrides = {"cluster.nodes": max(1, -(-row["gpus"] // per_node))}
+    nodes = max(1, -(-row["gpus"] // per_node))
+    used = GPUS_PER_ISLAND.get((row["set"], row["cluster"]))
+    if used and row["gpus"] > used[0] and "gpus_per_island" not in plan:
+        plan["gpus_per_island"] = used[0]
+        applied.append(f"plan.gpus_per_island={used[0]}")
+        nodes = -(-row["gpus"] // used[0]) * used[1] // per_node
+    overrides = {"cluster.nodes": nodes}
     for o in row.get("overrides", []):
         k, v = o.split("=", 1)
         overrides[k] = v
