@@ -81,6 +81,12 @@ PRECISION_ALIASES = {"mxfp8": ("fp8", "mxfp8"), "blockwise": ("fp8", "blockwise"
 
 GPUS_PER_NODE = {"gb200-nvl72": 4, "gb300-nvl72": 4}
 
+# A row's `pipeline_layout` is Megatron's --pipeline-model-parallel-layout string, or the
+# recipe's words for --account-for-embedding/loss-in-pipeline-split (a translation).
+LAYOUT_STRING = re.compile(r"[EtmL|()*0-9, ]+")
+LAYOUT_ACCOUNTED = re.compile(r"embedding and loss each counted as a layer|"
+                              r"\+ embedding \+ loss split evenly")
+
 # GPUs a job used per NVLink domain where the source states it, by (set, cluster): the
 # Megatron-LM moe_recipes GB200 YAMLs (e5ad0980, ENV_VARS) set NVLINK_DOMAIN_SIZE 72 and
 # NUM_OF_HYBRID_EP_RANKS_PER_NVLINK_DOMAIN 64, i.e. 64 of each NVL72 rack's 72 GPUs (16 of its
@@ -171,6 +177,14 @@ def scenario_for(row):
         if k not in plan:
             plan[k] = v
             applied.append(f"plan.{k}={v}")
+    layout = plan.pop("pipeline_layout", None)
+    if layout and LAYOUT_STRING.fullmatch(layout):
+        plan["pipeline_model_parallel_layout"] = layout
+    elif layout and LAYOUT_ACCOUNTED.search(layout):
+        plan["account_for_embedding_in_pipeline_split"] = True
+        plan["account_for_loss_in_pipeline_split"] = True
+    elif layout:
+        plan["pipeline_layout"] = layout  # not understood: dropped and listed
     prec = plan.get("precision")
     if prec in PRECISION_ALIASES:
         plan["precision"], plan["fp8_recipe"] = PRECISION_ALIASES[prec]
