@@ -27,6 +27,7 @@ struct Kind {
 const Kind kKinds[] = {{"clusters", ConfigFileKind::kCluster},
                        {"models", ConfigFileKind::kModel},
                        {"gpus", ConfigFileKind::kGpu},
+                       {"stacks", ConfigFileKind::kStack},
                        {"scenarios", ConfigFileKind::kScenario}};
 
 std::string unquote(const std::string& text) {
@@ -76,6 +77,9 @@ std::string size_of(const LibraryEntry& entry, ConfigFileKind kind) {
     }
     case ConfigFileKind::kScenario:
       return std::to_string(s.plan.gpus()) + " GPUs, " + s.model.name + " on " + s.cluster.name;
+    case ConfigFileKind::kStack:
+      return std::string("elementwise ") + elementwise_kernels_name(s.plan.stack.elementwise) +
+             ", attention " + stack_attention_name(s.plan.stack.attention);
     case ConfigFileKind::kPlan:
       break;
   }

@@ -76,10 +76,19 @@ void resolve_cluster_gpu(YamlNode& root, Diagnostics* diag) {
   }
 }
 
+// Replaces an inline plan's `stack:` name or path by the stack profile's map.
+void resolve_plan_stack(YamlNode& root, Diagnostics* diag) {
+  YamlNode& plan = *root.find("plan")->value;
+  if (plan.is_map()) {
+    resolve_reference(plan, "stack", "plan.stack", ConfigFileKind::kStack, diag);
+  }
+}
+
 // Replaces a section's reference (path or library name) by the map it names.
 void resolve_section(YamlNode& root, const std::string& section, Diagnostics* diag) {
   resolve_reference(root, section, section, section_kind(section), diag);
   if (section_kind(section) == ConfigFileKind::kCluster) resolve_cluster_gpu(root, diag);
+  if (section_kind(section) == ConfigFileKind::kPlan) resolve_plan_stack(root, diag);
 }
 
 // Applies the scenario's `overrides:` map (dotted setting paths, as --set takes) in order:
@@ -163,6 +172,11 @@ Scenario check_scenario_source(const std::string& path, const std::string* text,
   // An override may have named a GPU file (relative to the file it is written in).
   if (!is_failed("cluster") && !top.field([&] { resolve_cluster_gpu(*root, diag); })) {
     failed.push_back("cluster");
+  }
+
+  // ... and a stack profile.
+  if (!is_failed("plan") && !top.field([&] { resolve_plan_stack(*root, diag); })) {
+    failed.push_back("plan");
   }
 
   top.field([&] { s.name = top.text("name").value_or(""); });
