@@ -83,7 +83,7 @@ TEST_CASE("stack: a bad profile is refused at its file, line and key", "[stack]"
   const std::string message =
       load_error(repo("scenarios/llama3-8b-dgx-h100.yaml"), {"plan.stack=" + stack});
   CHECK_THAT(message, Catch::Contains("bad.yaml:2:14: plan.stack.elementwise"));
-  CHECK_THAT(message, Catch::Contains("fused | eager"));
+  CHECK_THAT(message, Catch::Contains("expected one of: fused, eager"));
   const std::string unknown = write_temp("stacks/typo.yaml",
                                          "name: typo\n"
                                          "host_time_per_kernal: 8 us\n");
@@ -143,18 +143,20 @@ TEST_CASE("stack: torchtitan's selective recompute reruns wk, wo and w3", "[stac
 TEST_CASE("stack: kernels wait for a host that launches slower than they run", "[stack]") {
   std::vector<Op> ops(4);
   ops[2].kind = OpKind::kTpCollective;  // launches no kernel: its time is kept
-  const std::vector<double> gpu = {1e-6, 1e-6, 0.5e-6, 1e-6};
-  // Issued at 2, 4 and 6 us: the first waits 2 us, the next ones 1 us each.
-  const std::vector<double> times = host_bound_times(ops, gpu, 2e-6);
-  CHECK(times[0] == 3e-6);
-  CHECK(times[1] == 2e-6);
-  CHECK(times[2] == 0.5e-6);
-  CHECK(times[3] == 2e-6);
+  const double us = 1.0 / 1024 / 1024;  // about a microsecond, exact in binary
+  const std::vector<double> gpu = {1 * us, 1 * us, 0.5 * us, 1 * us};
+  // Issued at 2, 4 and 6: the first waits 2, the next ones 1 each.
+  const std::vector<double> times = host_bound_times(ops, gpu, 2 * us);
+  CHECK(times[0] == 3 * us);
+  CHECK(times[1] == 2 * us);
+  CHECK(times[2] == 0.5 * us);
+  CHECK(times[3] == 2 * us);
   // Long kernels let the host run ahead: nothing waits after the first.
-  const std::vector<double> long_gpu = {10e-6, 1e-6, 0, 1e-6};
-  const std::vector<double> ahead = host_bound_times(ops, long_gpu, 2e-6);
-  CHECK(ahead[1] == 1e-6);
-  CHECK(ahead[3] == 1e-6);
+  const std::vector<double> long_gpu = {10 * us, 1 * us, 0, 1 * us};
+  const std::vector<double> ahead = host_bound_times(ops, long_gpu, 2 * us);
+  CHECK(ahead[0] == 12 * us);
+  CHECK(ahead[1] == 1 * us);
+  CHECK(ahead[3] == 1 * us);
 }
 
 TEST_CASE("stack: torchtitan runs more memory-bound bytes and exposes TP backward collectives",
@@ -174,4 +176,11 @@ TEST_CASE("stack: torchtitan runs more memory-bound bytes and exposes TP backwar
   CHECK(tt_overlap == 0);
   // The same model FLOPs: MFU counts the model, not the stack.
   CHECK(tt.model_flops_per_step == Approx(te.model_flops_per_step));
+}
+
+TEST_CASE("stack: --set changes one field of a named profile", "[stack]") {
+  const Scenario s = llama8b("torchtitan", {"plan.stack.host_time_per_kernel=0 us"});
+  CHECK(s.plan.stack.name == "torchtitan");
+  CHECK(s.plan.stack.elementwise == ElementwiseKernels::kEager);
+  CHECK(s.plan.stack.host_time_per_kernel_s == 0);
 }

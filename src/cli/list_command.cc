@@ -1,4 +1,4 @@
-// trident list [clusters|models|gpus|scenarios]: the library's files, one line each.
+// trident list [clusters|models|gpus|stacks|scenarios]: the library's files, one line each.
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <fstream>
@@ -116,7 +116,7 @@ void print_kind(const Kind& kind, bool heading) {
 
 int run_list_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: trident list [clusters|models|gpus|scenarios]\n\n"
+      "usage: trident list [clusters|models|gpus|stacks|scenarios]\n\n"
       "Lists the library: the files a scenario, --set, --vary or --cluster may name instead of\n"
       "giving a path (`cluster: dgx-h100`), one line each: name, what it is, size, file.\n"
       "Names are searched in each directory of TRIDENT_PATH (colon-separated), then the\n"
@@ -137,7 +137,8 @@ int run_list_command(const std::vector<std::string>& args) {
       return 0;
     }
   }
-  throw po::error("expected clusters, models, gpus or scenarios, not '" + positional.front() + "'");
+  throw po::error("expected clusters, models, gpus, stacks or scenarios, not '" +
+                  positional.front() + "'");
 }
 
 }  // namespace trident

@@ -8,6 +8,7 @@
 #include "config/references.h"
 #include "config/schema.h"
 #include "config/section_readers.h"
+#include "config/settings.h"
 #include "config/yaml_tree.h"
 #include "core/text.h"
 
@@ -108,6 +109,8 @@ void apply_file_overrides(const MapReader& top, YamlNode& root, std::vector<std:
       if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
       if (in_failed_section(e.key, *failed)) return;
       set_setting(root, e.key, e.value->clone(), e.key_mark, key_path);
+      // A stack named here is read now, so later keys can change one of its fields.
+      if (canonical_key_path(e.key) == "plan.stack") resolve_plan_stack(root, diag);
       if (sections) resolve_section(root, e.key, diag);
     });
     if (!ok && sections) failed->push_back(e.key);
@@ -164,6 +167,7 @@ Scenario check_scenario_source(const std::string& path, const std::string* text,
         if (is_section_reference_key(ov.key) != sections) return;
         if (in_failed_section(ov.key, failed)) return;
         apply_override(*root, ov);
+        if (ov.key == "plan.stack") resolve_plan_stack(*root, diag);
         if (sections) resolve_section(*root, ov.key, diag);
       });
       if (!ok && sections) failed.push_back(key);
