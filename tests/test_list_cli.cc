@@ -96,7 +96,7 @@ TEST_CASE("A100 against H100 against B200 for one plan: --vary and --variant", "
              Catch::Contains("  cluster                 dgx-a100-superpod    dgx-h100"));
 }
 
-TEST_CASE("stack profiles are in the library; a bad one exits 2 naming its key", "[list]") {
+TEST_CASE("stack profiles are in the library and a bad one exits 2 naming its key", "[list]") {
   const auto stacks = run_trident({"list", "stacks"});
   REQUIRE(stacks.code == 0);
   CHECK_THAT(stacks.out, Catch::Contains("elementwise eager, attention sdpa"));
