@@ -29,7 +29,8 @@ std::optional<ConfigFileKind> kind_of(const YamlNode& root) {
   if (has_any({"num_layers", "hidden_size", "num_attention_heads", "vocab_size"})) {
     return ConfigFileKind::kModel;
   }
-  if (has_any({"elementwise", "host_time_per_kernel", "tp_grad_overlap", "selective_recompute"})) {
+  if (has_any({"elementwise", "attention", "host_time_per_kernel", "tp_grad_overlap",
+               "selective_recompute"})) {
     return ConfigFileKind::kStack;
   }
   if (has_any({"tensor_parallel", "pipeline_parallel", "data_parallel", "micro_batch_size",
