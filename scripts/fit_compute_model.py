@@ -585,6 +585,26 @@ def run_fits():
     ]
 
 
+def add_flash2(G):
+    """FlashAttention-2 as PyTorch SDPA runs it (stacks with attention sdpa, docs/stacks.md):
+    the H100 FA2 fit (FA3 paper Figs. 5-6) on the Hopper GPUs; on Blackwell the same shape at the
+    level of the one GB200 measurement (Azure guide: 373.9 TFLOP/s, b=2 s=8192 hd128, taken as
+    non-causal like the H100 point). The A100 needs no block: its flash is FA2."""
+    src = G["h100-fa2"]["eff"]["bf16"]["flash"]
+    for gk in ("h100", "h200"):
+        G[gk]["flash2"] = dict(src)
+        NOTES[gk].append("FlashAttention-2 (flash2_attention, PyTorch SDPA): fitted on the FA2 "
+                         "rows of the FA3 paper Figs. 5-6 (H100; the H200 takes them).")
+    gb = G["gb200"]
+    level = 373.9e12 / gb["peak"]["bf16"] / attn_eff(src, 2, 16, 8192, 128, False, False, gb["sm"])
+    for gk in ("b200", "gb200", "b300", "gb300"):
+        G[gk]["flash2"] = {}
+        copy_attention(G[gk]["flash2"], src, level)
+        NOTES[gk].append("FlashAttention-2 (flash2_attention, PyTorch SDPA): the H100 FA2 shape "
+                         "at the level of the one GB200 point (Azure guide, 373.9 TFLOP/s at b=2 "
+                         "s=8192 hd128), as a fraction of the BF16 peak.")
+
+
 def assume_bf16_from_fp8(g):
     """Large BF16 GEMMs at the fitted large-FP8 throughput / 1.75; the ramp at the same time."""
     f8 = g["eff"]["fp8"]
@@ -694,6 +714,9 @@ def gpu_yaml(gk):
     o += "  fused_attention:          # cuDNN fused attention\n" + attention_yaml(b["fused"], 4)
     o += "  flash_attention:          # FlashAttention (2 on Ampere, 3 on Hopper, 4 on Blackwell)\n"
     o += attention_yaml(b["flash"], 4)
+    if "flash2" in g:
+        o += "  flash2_attention:         # FlashAttention-2 as PyTorch SDPA runs it (backend flash2)\n"
+        o += attention_yaml(g["flash2"], 4)
     for p in ("fp8", "fp4"):
         if p not in g["peak"]:
             continue
@@ -801,6 +824,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="fail if a written file would change")
     args = ap.parse_args()
     run_fits()
+    add_flash2(GPUS)
     tables = residual_tables()
     outputs = {}
     for gk in GPU_FILES:

@@ -34,7 +34,7 @@ TEST_CASE("trident list prints the library, one line per file", "[list]") {
              Catch::Contains("512 GPUs, llama3-70b on dgx-h100"));
   const auto bad = run_trident({"list", "plans"});
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("expected clusters, models, gpus or scenarios"));
+  CHECK_THAT(bad.err, Catch::Contains("expected clusters, models, gpus, stacks or scenarios"));
 }
 
 TEST_CASE("GB300 NVL72 and HGX B300 are in the library and simulate by name", "[list]") {
@@ -94,4 +94,18 @@ TEST_CASE("A100 against H100 against B200 for one plan: --vary and --variant", "
   CHECK_THAT(compare.out, Catch::Contains("llama3-70b on dgx-a100-superpod / dgx-h100 / hgx-b200"));
   CHECK_THAT(compare.out,
              Catch::Contains("  cluster                 dgx-a100-superpod    dgx-h100"));
+}
+
+TEST_CASE("stack profiles are in the library and a bad one exits 2 naming its key", "[list]") {
+  const auto stacks = run_trident({"list", "stacks"});
+  REQUIRE(stacks.code == 0);
+  CHECK_THAT(stacks.out, Catch::Contains("elementwise eager, attention sdpa"));
+  CHECK_THAT(stacks.out, Catch::Contains("configs/stacks/megatron-core.yaml"));
+  const auto valid = run_trident({"validate", "torchtitan-compile"});
+  CHECK(valid.code == 0);
+  const auto bad = run_trident({"simulate", "tiny", "--set", "plan.stack=torchtitan", "--set",
+                                "plan.stack.elementwise=jit"});
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("plan.stack.elementwise"));
+  CHECK_THAT(bad.err, Catch::Contains("expected one of: fused, eager"));
 }

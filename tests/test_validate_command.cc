@@ -91,7 +91,8 @@ TEST_CASE("validate lists every problem of a file and an ok line for good files"
 TEST_CASE("validate passes every shipped config and scenario", "[cli][validate]") {
   namespace fs = std::filesystem;
   std::vector<std::string> args = {"validate"};
-  for (const char* dir : {"configs/gpus", "configs/clusters", "configs/models", "scenarios"}) {
+  for (const char* dir :
+       {"configs/gpus", "configs/clusters", "configs/models", "configs/stacks", "scenarios"}) {
     for (const auto& e : fs::directory_iterator(fs::path(TRIDENT_SOURCE_DIR) / dir)) {
       if (e.path().extension() == ".yaml") {
         args.push_back(fs::relative(e.path(), TRIDENT_SOURCE_DIR).string());

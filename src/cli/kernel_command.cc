@@ -1,7 +1,7 @@
 // trident kernel: the compute model's time and achieved throughput for one op on one GPU.
 //   trident kernel --gpu h100-sxm5-80gb --precision fp8 gemm 8192 8192 8192
 //   trident kernel --gpu b200 attention --batch 2 --seq 8192 --heads 64 --kv-heads 8
-//                  --head-dim 128 --causal [--backward] [--backend flash|fused]
+//                  --head-dim 128 --causal [--backward] [--backend flash|fused|flash2]
 //   trident kernel --gpu gb200 memory "1 GiB"
 #include <fmt/format.h>
 
@@ -94,7 +94,7 @@ int run_kernel_command(const std::vector<std::string>& args) {
       "Prints the compute model's time and achieved throughput for one kernel on one GPU:\n"
       "  gemm M N K [--batch B]      C[M,N] = A[M,K] B[K,N] (B times)\n"
       "  attention --seq S --heads H [--kv-heads G] [--head-dim D] [--batch B] [--causal]\n"
-      "            [--backward] [--backend flash|fused]   one fused-attention kernel\n"
+      "            [--backward] [--backend flash|fused|flash2]   one fused-attention kernel\n"
       "  memory BYTES                a memory-bound kernel moving BYTES (e.g. \"1 GiB\")\n"
       "GPU is a file or a shipped name from configs/gpus/ (a unique prefix will do: h100, b200).\n"
       "Exit code 2 on bad input.\n\noptions");
@@ -104,7 +104,8 @@ int run_kernel_command(const std::vector<std::string>& args) {
   opts.add_options()("help,h", "show this help")("gpu", po::value(&gpu_name),
                                                  "GPU file or shipped GPU name (required)")(
       "precision", po::value(&precision_text), "bf16 (default), fp16, fp8 or fp4")(
-      "backend", po::value(&backend_text), "attention: fused (cuDNN, default) or flash")(
+      "backend", po::value(&backend_text),
+      "attention: fused (cuDNN, default), flash or flash2 (PyTorch SDPA's FlashAttention-2)")(
       "batch", po::value(&batch_text), "gemm: batch count; attention: batch size (default 1)")(
       "seq", po::value(&seq_text), "attention: sequence length")("heads", po::value(&heads_text),
                                                                  "attention: query heads")(
@@ -129,8 +130,9 @@ int run_kernel_command(const std::vector<std::string>& args) {
   }
   AttentionBackend backend{};
   if (!parse_attention_backend(backend_text, &backend) ||
-      (backend != AttentionBackend::kFlash && backend != AttentionBackend::kFused)) {
-    throw po::error("--backend must be fused or flash, not '" + backend_text + "'");
+      (backend != AttentionBackend::kFlash && backend != AttentionBackend::kFused &&
+       backend != AttentionBackend::kFlash2)) {
+    throw po::error("--backend must be fused, flash or flash2, not '" + backend_text + "'");
   }
 
   const std::string file = find_gpu_file(gpu_name);

@@ -1,4 +1,4 @@
-// trident list [clusters|models|gpus|scenarios]: the library's files, one line each.
+// trident list [clusters|models|gpus|stacks|scenarios]: the library's files, one line each.
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <fstream>
@@ -27,6 +27,7 @@ struct Kind {
 const Kind kKinds[] = {{"clusters", ConfigFileKind::kCluster},
                        {"models", ConfigFileKind::kModel},
                        {"gpus", ConfigFileKind::kGpu},
+                       {"stacks", ConfigFileKind::kStack},
                        {"scenarios", ConfigFileKind::kScenario}};
 
 std::string unquote(const std::string& text) {
@@ -76,6 +77,9 @@ std::string size_of(const LibraryEntry& entry, ConfigFileKind kind) {
     }
     case ConfigFileKind::kScenario:
       return std::to_string(s.plan.gpus()) + " GPUs, " + s.model.name + " on " + s.cluster.name;
+    case ConfigFileKind::kStack:
+      return std::string("elementwise ") + elementwise_kernels_name(s.plan.stack.elementwise) +
+             ", attention " + stack_attention_name(s.plan.stack.attention);
     case ConfigFileKind::kPlan:
       break;
   }
@@ -112,7 +116,7 @@ void print_kind(const Kind& kind, bool heading) {
 
 int run_list_command(const std::vector<std::string>& args) {
   po::options_description opts(
-      "usage: trident list [clusters|models|gpus|scenarios]\n\n"
+      "usage: trident list [clusters|models|gpus|stacks|scenarios]\n\n"
       "Lists the library: the files a scenario, --set, --vary or --cluster may name instead of\n"
       "giving a path (`cluster: dgx-h100`), one line each: name, what it is, size, file.\n"
       "Names are searched in each directory of TRIDENT_PATH (colon-separated), then the\n"
@@ -133,7 +137,8 @@ int run_list_command(const std::vector<std::string>& args) {
       return 0;
     }
   }
-  throw po::error("expected clusters, models, gpus or scenarios, not '" + positional.front() + "'");
+  throw po::error("expected clusters, models, gpus, stacks or scenarios, not '" +
+                  positional.front() + "'");
 }
 
 }  // namespace trident

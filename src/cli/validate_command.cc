@@ -46,6 +46,8 @@ std::string summary(const CheckedConfigFile& file) {
       return kind + ": " + s.cluster.gpu.name;
     case ConfigFileKind::kModel:
       return kind + ": " + s.model.name + ", " + billions(model_params(s.model)) + " parameters";
+    case ConfigFileKind::kStack:
+      return kind + ": " + s.plan.stack.name;
     case ConfigFileKind::kPlan:
       return kind + ": t=" + std::to_string(s.plan.tensor) +
              " p=" + std::to_string(s.plan.pipeline) + ", fields only (a scenario checks the rest)";

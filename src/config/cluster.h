@@ -58,6 +58,10 @@ struct ComputeEfficiency {
   // Per-precision blocks (`efficiency.fp8`, `efficiency.fp4`): GEMM and attention parameters
   // at that precision; a precision without a block uses the 16-bit ones.
   std::map<Precision, PrecisionEfficiency> by_precision;
+  // FlashAttention-2 at 16 bits, as PyTorch's scaled_dot_product_attention runs it (backend
+  // flash2; stacks with attention sdpa). Unset: the `flash` parameters, which are FA2 on Ampere.
+  bool has_flash2 = false;
+  AttentionEfficiency flash2;
   double memory = 0.8;           // fraction of HBM bandwidth memory-bound kernels reach
   double kernel_overhead_s = 0;  // fixed cost per kernel (launch, tail)
   // Tensor-core kernels (GEMMs, fused attention) inside a training step run at this fraction of

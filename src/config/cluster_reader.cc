@@ -154,6 +154,13 @@ GpuSpec read_gpu(const MapReader& gpu) {
     e.fused = base.fused;
     e.flash = base.flash;
     e.in_training = base.in_training;
+    eff.field([&] {
+      if (auto a = eff.opt_map("flash2_attention")) {
+        e.flash2 = e.flash;
+        read_attention(*a, &e.flash2);
+        e.has_flash2 = true;
+      }
+    });
     // A precision without its own block runs with the 16-bit parameters.
     for (Precision p : {Precision::kFp8, Precision::kFp4}) {
       eff.field([&] {

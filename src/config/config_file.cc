@@ -7,6 +7,7 @@
 #include "config/references.h"
 #include "config/scenario.h"
 #include "config/section_readers.h"
+#include "config/stack.h"
 
 namespace trident {
 namespace {
@@ -27,6 +28,10 @@ std::optional<ConfigFileKind> kind_of(const YamlNode& root) {
   if (has_any({"peak_flops", "memory_bandwidth", "efficiency"})) return ConfigFileKind::kGpu;
   if (has_any({"num_layers", "hidden_size", "num_attention_heads", "vocab_size"})) {
     return ConfigFileKind::kModel;
+  }
+  if (has_any({"elementwise", "attention", "host_time_per_kernel", "tp_grad_overlap",
+               "selective_recompute"})) {
+    return ConfigFileKind::kStack;
   }
   if (has_any({"tensor_parallel", "pipeline_parallel", "data_parallel", "micro_batch_size",
                "global_batch_size", "num_microbatches", "schedule"})) {
@@ -65,6 +70,8 @@ const char* config_file_kind_name(ConfigFileKind kind) {
       return "model";
     case ConfigFileKind::kPlan:
       return "plan";
+    case ConfigFileKind::kStack:
+      return "stack";
   }
   return "?";
 }
@@ -77,7 +84,7 @@ CheckedConfigFile check_config_file(const std::string& argument,
   if (!attempt(diag, [&] {
         path = resolve_file_argument(
             argument, {ConfigFileKind::kScenario, ConfigFileKind::kCluster, ConfigFileKind::kModel,
-                       ConfigFileKind::kGpu, ConfigFileKind::kPlan});
+                       ConfigFileKind::kGpu, ConfigFileKind::kPlan, ConfigFileKind::kStack});
       })) {
     return out;
   }
@@ -127,6 +134,11 @@ CheckedConfigFile check_config_file(const std::string& argument,
         YamlNodePtr model = load_config_map(path, ConfigFileKind::kModel, diag);
         apply_section_overrides(&model, "model", overrides, diag);
         out.specs.model = read_model(MapReader(*model, "model", model->mark, diag));
+        break;
+      }
+      case ConfigFileKind::kStack: {
+        YamlNodePtr stack = load_config_map(path, ConfigFileKind::kStack, diag);
+        out.specs.plan.stack = read_stack(MapReader(*stack, "plan.stack", stack->mark, diag));
         break;
       }
       case ConfigFileKind::kPlan: {

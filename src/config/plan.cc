@@ -108,7 +108,8 @@ bool parse_cp_comm_type(const std::string& name, CpCommType* out) {
 
 namespace {
 constexpr AttentionBackend kBackends[] = {AttentionBackend::kAuto, AttentionBackend::kFlash,
-                                          AttentionBackend::kFused, AttentionBackend::kUnfused};
+                                          AttentionBackend::kFused, AttentionBackend::kUnfused,
+                                          AttentionBackend::kFlash2};
 constexpr Fp8Recipe kRecipes[] = {Fp8Recipe::kDelayed, Fp8Recipe::kTensorwise,
                                   Fp8Recipe::kBlockwise, Fp8Recipe::kMxfp8};
 }  // namespace
@@ -123,6 +124,8 @@ const char* attention_backend_name(AttentionBackend b) {
       return "fused";
     case AttentionBackend::kUnfused:
       return "unfused";
+    case AttentionBackend::kFlash2:
+      return "flash2";
   }
   return "?";
 }

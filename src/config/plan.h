@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/cluster.h"
+#include "config/stack.h"
 
 namespace trident {
 
@@ -26,7 +27,9 @@ enum class CpCommType { kP2p, kAllGather, kA2a };
 // separate kernels with the s x s scores in HBM (Megatron 2020-22). kFlash / kFused: one
 // FlashAttention / cuDNN kernel per pass. kAuto: what Megatron-Core with Transformer Engine
 // picks on the GPU (resolve_attention_backend).
-enum class AttentionBackend { kAuto, kFlash, kFused, kUnfused };
+// kFlash2: FlashAttention-2 as PyTorch's scaled_dot_product_attention runs it (torchtitan),
+// whatever the GPU (kFlash is FA3 on Hopper and FA4 on Blackwell).
+enum class AttentionBackend { kAuto, kFlash, kFused, kUnfused, kFlash2 };
 // Megatron --fp8-recipe: delayed (per-tensor scale from an amax history), tensorwise (current
 // per-tensor scaling), blockwise (1x128 / 128x128 blocks), mxfp8 (32-element blocks with
 // E8M0 scales; Blackwell only).
@@ -135,6 +138,10 @@ struct PlanSpec {
   bool moe_pad_to_capacity = false;
   double moe_load_imbalance = 1;  // busiest expert's tokens / mean
   bool moe_shared_expert_overlap = false;
+
+  // The software stack that runs the plan (plan.stack; config/stack.h): Megatron-Core with
+  // Transformer Engine unless a profile says otherwise.
+  StackSpec stack;
 
   // GPUs used in each NVLink island, the first of each (a block-topology scheduler's
   // allocation: 64 of an NVL72 rack's 72); 0: all.

@@ -6,6 +6,7 @@
 #include "config/pipeline_layout.h"
 #include "config/pipeline_split.h"
 #include "config/section_readers.h"
+#include "config/stack.h"
 
 namespace trident {
 namespace {
@@ -197,6 +198,9 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
     parse_schedule(map.text("schedule").value_or(chunked ? "interleaved-1f1b" : "1f1b"),
                    &p.schedule);
   });
+  map.field([&] {
+    if (auto stack = map.opt_map("stack")) p.stack = read_stack(*stack);
+  });
   map.field([&] { p.sequence_parallel = *map.flag("sequence_parallel"); });
   map.field([&] { parse_recompute(*map.text("recompute"), &p.recompute); });
   map.field([&] {
@@ -248,7 +252,13 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
     if (map.has("placement")) p.placement = read_placement(map);
   });
   map.field([&] { parse_precision(*map.text("precision"), &p.precision); });
-  map.field([&] { parse_attention_backend(*map.text("attention_backend"), &p.attention_backend); });
+  map.field([&] {
+    parse_attention_backend(*map.text("attention_backend"), &p.attention_backend);
+    // auto is the stack's pick: PyTorch SDPA runs FlashAttention-2 on every GPU.
+    if (p.attention_backend == AttentionBackend::kAuto &&
+        p.stack.attention == StackAttention::kSdpa)
+      p.attention_backend = AttentionBackend::kFlash2;
+  });
   map.field([&] { parse_fp8_recipe(*map.text("fp8_recipe"), &p.fp8_recipe); });
   map.field([&] { p.fp8_attention = *map.flag("fp8_attention"); });
   map.field([&] { p.fp8_param_gather = *map.flag("fp8_param_gather"); });

@@ -36,6 +36,8 @@ const char* kind_folder(ConfigFileKind kind) {
       return "models";
     case ConfigFileKind::kPlan:
       return "plans";
+    case ConfigFileKind::kStack:
+      return "stacks";
   }
   return "";
 }
@@ -260,6 +262,9 @@ YamlNodePtr load_config_map(const std::string& path, ConfigFileKind kind, Diagno
   }
   if (kind == ConfigFileKind::kCluster && root->find("gpu") != nullptr) {
     resolve_reference(*root, "gpu", "cluster.gpu", ConfigFileKind::kGpu, diag);
+  }
+  if (kind == ConfigFileKind::kPlan && root->find("stack") != nullptr) {
+    resolve_reference(*root, "stack", "plan.stack", ConfigFileKind::kStack, diag);
   }
   return root;
 }

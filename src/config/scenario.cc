@@ -8,6 +8,7 @@
 #include "config/references.h"
 #include "config/schema.h"
 #include "config/section_readers.h"
+#include "config/settings.h"
 #include "config/yaml_tree.h"
 #include "core/text.h"
 
@@ -76,10 +77,19 @@ void resolve_cluster_gpu(YamlNode& root, Diagnostics* diag) {
   }
 }
 
+// Replaces an inline plan's `stack:` name or path by the stack profile's map.
+void resolve_plan_stack(YamlNode& root, Diagnostics* diag) {
+  YamlNode& plan = *root.find("plan")->value;
+  if (plan.is_map()) {
+    resolve_reference(plan, "stack", "plan.stack", ConfigFileKind::kStack, diag);
+  }
+}
+
 // Replaces a section's reference (path or library name) by the map it names.
 void resolve_section(YamlNode& root, const std::string& section, Diagnostics* diag) {
   resolve_reference(root, section, section, section_kind(section), diag);
   if (section_kind(section) == ConfigFileKind::kCluster) resolve_cluster_gpu(root, diag);
+  if (section_kind(section) == ConfigFileKind::kPlan) resolve_plan_stack(root, diag);
 }
 
 // Applies the scenario's `overrides:` map (dotted setting paths, as --set takes) in order:
@@ -99,6 +109,8 @@ void apply_file_overrides(const MapReader& top, YamlNode& root, std::vector<std:
       if (!error.empty()) throw ConfigError(location_of(e.key_mark, key_path), error);
       if (in_failed_section(e.key, *failed)) return;
       set_setting(root, e.key, e.value->clone(), e.key_mark, key_path);
+      // A stack named here is read now, so later keys can change one of its fields.
+      if (canonical_key_path(e.key) == "plan.stack") resolve_plan_stack(root, diag);
       if (sections) resolve_section(root, e.key, diag);
     });
     if (!ok && sections) failed->push_back(e.key);
@@ -155,6 +167,7 @@ Scenario check_scenario_source(const std::string& path, const std::string* text,
         if (is_section_reference_key(ov.key) != sections) return;
         if (in_failed_section(ov.key, failed)) return;
         apply_override(*root, ov);
+        if (ov.key == "plan.stack") resolve_plan_stack(*root, diag);
         if (sections) resolve_section(*root, ov.key, diag);
       });
       if (!ok && sections) failed.push_back(key);
@@ -163,6 +176,11 @@ Scenario check_scenario_source(const std::string& path, const std::string* text,
   // An override may have named a GPU file (relative to the file it is written in).
   if (!is_failed("cluster") && !top.field([&] { resolve_cluster_gpu(*root, diag); })) {
     failed.push_back("cluster");
+  }
+
+  // ... and a stack profile.
+  if (!is_failed("plan") && !top.field([&] { resolve_plan_stack(*root, diag); })) {
+    failed.push_back("plan");
   }
 
   top.field([&] { s.name = top.text("name").value_or(""); });

@@ -59,7 +59,7 @@ ClusterSpec load_cluster_file(const std::string& path);
 ModelSpec load_model_file(const std::string& path);
 
 // What a configuration file describes, judged by its top-level keys (".json": a model).
-enum class ConfigFileKind { kScenario, kCluster, kGpu, kModel, kPlan };
+enum class ConfigFileKind { kScenario, kCluster, kGpu, kModel, kPlan, kStack };
 const char* config_file_kind_name(ConfigFileKind kind);  // "scenario", "cluster", ...
 
 // Checks one file of any kind (for `trident validate`): a scenario is fully loaded with

@@ -208,6 +208,10 @@ std::vector<SettingSection> build_sections() {
                "`cluster.gpu.efficiency.fused_attention`)."),
            row("flash_attention", K::kMap,
                "FlashAttention at 16 bits (section `cluster.gpu.efficiency.flash_attention`)."),
+           row("flash2_attention", K::kMap,
+               "FlashAttention-2 at 16 bits as PyTorch SDPA runs it (section "
+               "`cluster.gpu.efficiency.flash2_attention`, backend flash2); absent: the "
+               "flash_attention block."),
            row("fp8", K::kMap,
                "GEMM and attention parameters in FP8 (section `cluster.gpu.efficiency.fp8`); "
                "absent: the 16-bit ones."),
@@ -275,6 +279,29 @@ std::vector<SettingSection> build_sections() {
            }});
     }
   }
+  out.push_back(
+      {"cluster.gpu.efficiency.flash2_attention",
+       "Throughput of one FlashAttention-2 kernel per pass (PyTorch scaled_dot_product_attention's "
+       "flash backend), as for flash_attention; a key not written takes flash_attention's value.",
+       {
+           derived(number("forward", kMinEfficiency, 1,
+                          "Forward: fraction of peak at head dim 128, long sequences, no mask."),
+                   "flash_attention's"),
+           derived(number("backward", kMinEfficiency, 1,
+                          "Backward (2.5 × forward FLOPs): the same fraction."),
+                   "flash_attention's"),
+           derived(number("half_seq", 0, 1e7,
+                          "Forward: sequence length (tokens) at which the ramp is at half."),
+                   "flash_attention's"),
+           derived(number("backward_half_seq", 0, 1e7,
+                          "Backward: sequence length at which the ramp is at half."),
+                   "flash_attention's"),
+           derived(number("causal_seq", 0, 1e7,
+                          "Causal mask: the diagonal tiles cost s / (s + causal_seq)."),
+                   "flash_attention's"),
+           derived(number("half_head_dim", 0, 1e7, "Head dimension at which the ramp is at half."),
+                   "flash_attention's"),
+       }});
   Setting in_switch = def(number("in_switch_reduction_efficiency", kMinEfficiency, 1,
                                  "In-switch reduction (NVLink SHARP, NCCL's NVLS): all-reduces "
                                  "inside an island run at this fraction of link bandwidth; 0: "
@@ -674,14 +701,20 @@ std::vector<SettingSection> build_sections() {
                               "Parameters per gradient bucket (overlap_grad_reduce)."),
                       "max(40M, 1M × data_parallel)"),
               "--ddp-bucket-size"),
-           mg(def(choice("attention_backend", {"auto", "flash", "fused", "unfused"},
+           mg(def(choice("attention_backend", {"auto", "flash", "fused", "unfused", "flash2"},
                          "Attention kernels: flash (FlashAttention) and fused (cuDNN) are one "
                          "kernel per pass with no s×s tensor; unfused is 2020-22 Megatron "
-                         "(QKᵀ, softmax, dropout through HBM); auto: fused on Hopper and "
-                         "Blackwell, flash on Ampere, unfused when the GPU's architecture is "
-                         "unspecified."),
+                         "(QKᵀ, softmax, dropout through HBM); flash2 is FlashAttention-2 as "
+                         "PyTorch SDPA runs it; auto: the stack's pick (Megatron-Core: fused on "
+                         "Hopper and Blackwell, flash on Ampere, unfused when the GPU's "
+                         "architecture is unspecified; stack attention sdpa: flash2)."),
                   "auto"),
               "--attention-backend"),
+           derived(row("stack", K::kMap,
+                       "The software stack that runs the plan: a profile in the library's "
+                       "stacks/ folder (megatron-core, torchtitan, torchtitan-compile), a path, "
+                       "or an inline map (section `plan.stack`, docs/stacks.md)."),
+                   "megatron-core (Megatron-Core with Transformer Engine)"),
            mg(def(choice("fp8_recipe", {"delayed", "tensorwise", "blockwise", "mxfp8"},
                          "FP8 scaling recipe with precision fp8 (Transformer Engine); mxfp8 "
                          "needs Blackwell."),
@@ -739,6 +772,38 @@ std::vector<SettingSection> build_sections() {
            number("gpu_hour_price", 0, 1e9,
                   "Price of one GPU-hour, any currency: with train_tokens the report adds "
                   "the cost (trident's --gpu-hour-price)."),
+       }});
+  // A software stack's profile (config/stack.h, docs/stacks.md; configs/stacks/ sources each
+  // value). The defaults are Megatron-Core with Transformer Engine.
+  out.push_back(
+      {"plan.stack",
+       "How a software stack turns the model and plan into kernels and collectives "
+       "(docs/stacks.md).",
+       {
+           req(row("name", K::kString, "Stack name, shown in reports.")),
+           row("description", K::kString, "Free text for people: versions, sources."),
+           def(choice("elementwise", {"fused", "eager"},
+                      "Norms, rotary embeddings, the SwiGLU gate and residual adds: one fused "
+                      "kernel each (Transformer Engine, torch.compile), or every PyTorch op its "
+                      "own kernel and HBM pass (eager)."),
+               "fused"),
+           def(choice("attention", {"te", "sdpa"},
+                      "The kernel attention_backend auto picks: te (cuDNN fused attention on "
+                      "Hopper and Blackwell, FlashAttention-2 on Ampere) or sdpa (PyTorch "
+                      "scaled_dot_product_attention: FlashAttention-2, `flash2`)."),
+               "te"),
+           def(quantity("host_time_per_kernel", D::kTime, 0, limits::kMaxLatency,
+                        "CPU time to launch one kernel (eager PyTorch dispatch); the GPU waits "
+                        "when the host falls behind its queue. 0: never host-bound."),
+               "0 s"),
+           def(boolean("tp_grad_overlap",
+                       "The input-gradient TP collective runs beside the weight-gradient GEMM "
+                       "(Megatron's backward); false: it is exposed."),
+               "true"),
+           def(choice("selective_recompute", {"attention_core", "alternate_matmuls"},
+                      "What recompute selective recomputes: the attention core (Megatron) or "
+                      "every other matmul and all element-wise ops (torchtitan's op policy)."),
+               "attention_core"),
        }});
   return out;
 }

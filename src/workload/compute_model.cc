@@ -78,7 +78,11 @@ double ComputeModel::grouped_gemm_time(const GemmShape& shape, Precision p) cons
 double ComputeModel::attention_efficiency(const AttentionShape& a, AttentionBackend backend,
                                           Precision p, bool backward) const {
   const PrecisionEfficiency pe = precision_efficiency(p);
-  const AttentionEfficiency& e = backend == AttentionBackend::kFlash ? pe.flash : pe.fused;
+  // FlashAttention-2 has no FP8 kernel: its 16-bit parameters at any precision, else flash's.
+  const AttentionEfficiency& e = backend == AttentionBackend::kFlash2
+                                     ? (eff_.has_flash2 ? eff_.flash2 : pe.flash)
+                                 : backend == AttentionBackend::kFlash ? pe.flash
+                                                                       : pe.fused;
   const double d = a.head_dim, s = a.s, keys = a.keys();
   const double hd = (d / (d + e.half_head_dim)) / (128 / (128 + e.half_head_dim));
   const double ramp = keys / (keys + (backward ? e.backward_half_seq : e.half_seq));

@@ -5,6 +5,7 @@
 
 #include "schedule/program.h"
 #include "workload/compute_model.h"
+#include "workload/eager_ops.h"
 #include "workload/layer_ops.h"
 #include "workload/moe_model.h"
 #include "workload/moe_ops.h"
@@ -44,6 +45,10 @@ struct Timing {
   AttentionBackend backend = AttentionBackend::kUnfused;
   bool tp_overlap = false;  // plan.tp_comm_overlap
   GpuArchitecture arch = GpuArchitecture::kUnspecified;
+  // plan.stack: whether a backward TP collective runs beside the next weight-gradient GEMM, and
+  // the host's launch time per kernel (the repeated op lists wait for it).
+  bool tp_grad_overlap = true;
+  double host_s = 0;
   // The per-layer op lists every layer repeats, with their times computed once (op_time
   // reads them instead of timing the same op again per layer).
   std::vector<std::pair<const std::vector<Op>*, std::vector<double>>> timed;
@@ -61,6 +66,7 @@ Precision op_precision(const Op& op, const Timing& tm) {
 void time_once(const std::vector<Op>& ops, Timing* tm) {
   std::vector<double> times;
   for (const Op& op : ops) times.push_back(op_time(op, *tm));
+  if (tm->host_s > 0) times = host_bound_times(ops, times, tm->host_s);
   tm->timed.emplace_back(&ops, std::move(times));
 }
 
@@ -71,6 +77,8 @@ Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims
            dims.attention,
            plan.tp_comm_overlap,
            GpuArchitecture::kUnspecified,
+           plan.stack.tp_grad_overlap,
+           plan.stack.host_time_per_kernel_s,
            {}};
   if (plan.precision == Precision::kFp8) {
     t.attention = plan.fp8_attention ? Precision::kFp8 : Precision::kBf16;
@@ -219,7 +227,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
         pass->compute_s += t;
         if (next.kind == OpKind::kGemm && next.linear) break;
       }
-    } else if (op.overlaps_next) {
+    } else if (op.overlaps_next && cm.tp_grad_overlap) {
       for (int n = 0; n < op.overlap_ops && i + 1 < ops.size() && !is_collective(ops[i + 1]); ++n) {
         const Op& next = ops[++i];
         pass->flops += next.flops();
@@ -422,19 +430,30 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const LayerDims dims = make_layer_dims(model, plan, arch);
   Timing cm = make_timing(compute, plan, dims);
   cm.arch = arch;
-  const std::vector<Op> layer_fwd = layer_forward_ops(dims);
-  const std::vector<Op> layer_bwd = layer_backward_ops(dims);
+  // The stack's kernels: eager PyTorch splits the fused element-wise blocks (eager_ops.h).
+  const bool eager = plan.stack.elementwise == ElementwiseKernels::kEager;
+  const auto stack_ops = [&](std::vector<Op> ops) {
+    return eager ? eager_ops(ops, dims, model.rms_norm) : ops;
+  };
+  const std::vector<Op> layer_fwd = stack_ops(layer_forward_ops(dims));
+  const std::vector<Op> layer_bwd = stack_ops(layer_backward_ops(dims));
+  const bool alternate = plan.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls;
   std::vector<Op> recompute_ops;
   if (plan.recompute == Recompute::kFull) recompute_ops = layer_fwd;
-  if (plan.recompute == Recompute::kSelective) recompute_ops = attention_core(layer_fwd);
+  if (plan.recompute == Recompute::kSelective) {
+    recompute_ops =
+        alternate ? alternate_matmul_recompute(layer_fwd, dims) : attention_core(layer_fwd);
+  }
   // Megatron's data-parallel group with context parallelism (d * cp) reduces the gradients and
   // shards the distributed optimizer (parallel_state.get_data_parallel_group(
   // with_context_parallel=True)).
   const double t = plan.tensor, h = model.hidden_size, d = plan.data_context();
   const int p = plan.pipeline, v = plan.virtual_stages;
   // MoE layers (model.moe_layer_pattern) run their own MLP (moe_ops.h).
-  const std::vector<Op> moe_fwd = model.moe() ? layer_forward_ops(dims, true) : std::vector<Op>();
-  const std::vector<Op> moe_bwd = model.moe() ? layer_backward_ops(dims, true) : std::vector<Op>();
+  const std::vector<Op> moe_fwd =
+      model.moe() ? stack_ops(layer_forward_ops(dims, true)) : std::vector<Op>();
+  const std::vector<Op> moe_bwd =
+      model.moe() ? stack_ops(layer_backward_ops(dims, true)) : std::vector<Op>();
   const std::vector<Op>& moe_recompute =
       plan.recompute == Recompute::kFull ? moe_fwd : recompute_ops;
   const std::vector<Op>* repeated[] = {&layer_fwd, &layer_bwd, &recompute_ops, &moe_fwd, &moe_bwd};
@@ -540,7 +559,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       };
       if (ch.has_embedding) {
         fwd_weights(embed, 0);
-        append_ops(embedding_forward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.forward);
+        append_ops(stack_ops(embedding_forward_ops(dims)), cm, plan.tensor, kLayerEmbedding,
+                   &ch.forward);
       }
       for (int l = 0; l < ch.num_layers; ++l) {
         const int layer = ch.first_layer + l;
@@ -551,13 +571,14 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       }
       if (ch.has_output) {
         fwd_weights(out, 0);
-        append_ops(output_forward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.forward);
+        append_ops(stack_ops(output_forward_ops(dims)), cm, plan.tensor, kLayerOutput, &ch.forward);
       }
       finish(&ch.forward);
 
       if (ch.has_output) {
         bwd_weights(out, 0);
-        append_ops(output_backward_ops(dims), cm, plan.tensor, kLayerOutput, &ch.backward);
+        append_ops(stack_ops(output_backward_ops(dims)), cm, plan.tensor, kLayerOutput,
+                   &ch.backward);
         grads_done(out, &ch.backward);
         params += out;
       }
@@ -575,7 +596,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       }
       if (ch.has_embedding) {
         bwd_weights(embed, 0);
-        append_ops(embedding_backward_ops(dims), cm, plan.tensor, kLayerEmbedding, &ch.backward);
+        append_ops(stack_ops(embedding_backward_ops(dims)), cm, plan.tensor, kLayerEmbedding,
+                   &ch.backward);
         grads_done(embed, &ch.backward);
         params += embed;
       }
