@@ -42,15 +42,14 @@ def plan(tp, pp, cp, vp, gpus, gbs, mbs, recipe, model_layers):
          "global_batch_size": gbs, "sequence_parallel": tp > 1, "recompute": "none",
          "distributed_optimizer": True, "overlap_grad_reduce": True, "precision": "fp8",
          "fp8_recipe": recipe}
+    p["schedule"] = "interleaved-1f1b" if vp > 1 else "1f1b"
     if vp > 1:
-        p.update(schedule="interleaved-1f1b", virtual_stages=vp)
+        p["virtual_stages"] = vp
     if pp > 1 and model_layers % (pp * vp):
         # Megatron-Bridge's Llama 3.1 405B recipe: the embedding and the loss take a layer's
         # slot each (126 + 2 = 128 = 8 x 8 x 2).
         p.update(account_for_embedding_in_pipeline_split=True,
                  account_for_loss_in_pipeline_split=True)
-    else:
-        p["schedule"] = "1f1b"
     return p
 
 

@@ -164,9 +164,11 @@ TEST_CASE("large GEMMs approach the fitted fraction, small ones ramp and quantiz
   const GemmShape big{16384, 16384, 16384, 1};
   const double eff = big.flops() / cm.gemm_time(big) / cm.peak();
   CHECK(eff == Approx(h100.efficiency.gemm).epsilon(0.03));
-  // FP8 runs at the FP8 curve, about twice the BF16 throughput on large shapes.
+  // FP8 runs at the FP8 curve: per clock, power-saturated cuBLAS FP8 does 1288.7 TFLOPS at
+  // 1374 MHz and BF16 708.5 at 1465 MHz on the H200 (stas00/ml-engineering MSMF), 1.94 x.
   const double fp8 = big.flops() / cm.gemm_time(big, Precision::kFp8);
-  CHECK(fp8 / (big.flops() / cm.gemm_time(big)) == Approx(1.75).epsilon(0.05));
+  CHECK(fp8 / (big.flops() / cm.gemm_time(big)) ==
+        Approx((1288.7 / 1374) / (708.5 / 1465)).epsilon(0.05));
   // One more tile than the SMs hold: the second wave is almost empty.
   const GemmShape full{128 * 12, 128 * 11, 8192, 1};  // 132 tiles: one full wave
   const GemmShape spill{128 * 19, 128 * 7, 8192, 1};  // 133 tiles: two waves

@@ -84,7 +84,7 @@ TEST_CASE("clock rates and power", "[units]") {
   CHECK(parse_ok("700 W", Dimension::kPower) == 700.0);
   CHECK(parse_ok("1.2 kW", Dimension::kPower) == Approx(1200.0));
   CHECK_THAT(parse_error("700 W", Dimension::kFrequency), Catch::Contains("is a power"));
-  CHECK(format_quantity(1465e6, Dimension::kFrequency) == "1465 MHz");
+  CHECK(format_quantity(1465e6, Dimension::kFrequency) == "1.465 GHz");
 }
 
 TEST_CASE("a bare number names the accepted units", "[units]") {

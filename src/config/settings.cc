@@ -217,10 +217,10 @@ std::vector<SettingSection> build_sections() {
                "0.8"),
            def(number("in_training", 0.05, 1,
                       "16-bit GEMMs and fused attention inside a training step run at this "
-                      "fraction of the isolated-kernel throughput the other fractions describe "
-                      "(1: they were fitted on whole layers of a step; `trident kernel` shows "
-                      "isolated kernels). Fitted on published end-to-end runs by "
-                      "scripts/fit_end_to_end.py."),
+                      "fraction of the isolated-kernel throughput the other fractions describe, "
+                      "after the sustained clock (`cluster.gpu.clocks`) (1: they were fitted on "
+                      "whole layers of a step; `trident kernel` shows isolated kernels). Fitted "
+                      "on published end-to-end runs by scripts/fit_end_to_end.py."),
                "1"),
            def(quantity("kernel_overhead", D::kTime, 0, limits::kMaxLatency,
                         "Fixed cost per kernel (launch and tail)."),
