@@ -262,7 +262,8 @@ int run_kernel_command(const std::vector<std::string>& args) {
   }
   std::cout << fmt::format("trident kernel: {} on {} ({}{})\n", what, gpu.name,
                            precision_name(precision),
-                           op == "attention" ? ", " + backend_text : std::string());
+                           (op == "attention" ? ", " + backend_text : std::string()) +
+                               (clock_text != "quoted" ? ", clock " + clock_text : std::string()));
   std::cout << fmt::format("  {:<12}{}\n", "time", seconds(time));
   if (flops > 0) std::cout << fmt::format("  {:<12}{:.4g} GFLOP\n", "FLOPs", flops / 1e9);
   std::cout << fmt::format("  {:<12}{}\n", "achieved", rate);
