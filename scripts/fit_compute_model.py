@@ -613,7 +613,7 @@ def run_fits():
         b16, b8 = h100["eff"]["bf16"][backend], h100["eff"]["fp8"][backend]
         b8["backward"] = b8["forward"] * b16["backward"] / b16["forward"]
         b8["backward_half_seq"] = b16["backward_half_seq"]
-    sustained = ("Clocks: the peaks hold at %s MHz; dense GEMMs at the %d W limit settle at "
+    sustained = ("Clocks: the peaks hold at %s; dense GEMMs at the %d W limit settle at "
                  "%.0f MHz%s. Every kernel measurement is converted to the clock it ran at "
                  "(locked, boost for short runs, the sustained clock for power-saturated runs), "
                  "so the efficiency block holds fractions of the peak at the quoted clock and "
@@ -630,7 +630,7 @@ def run_fits():
         "1830 MHz of the paper. FP8 backward: not measured; the BF16 backward/forward ratio is "
         "assumed.",
         "Memory-bound kernels: BabelStream Copy/Mul/Add/Triad (Azure guide).",
-        sustained % ("1830 (NVIDIA's H100 SXM figure; 132 SMs x 4096 FLOP per clock)", 700,
+        sustained % ("1830 MHz (NVIDIA's H100 SXM figure; 132 SMs x 4096 FLOP per clock)", 700,
                      1465, " (the H200's power-saturated BF16 GEMM, stas00/ml-engineering "
                      "082816f9: ~693 W at 1465 MHz; its FP8 GEMM settles at 1374 MHz)"),
     ]
@@ -669,7 +669,7 @@ def run_fits():
         "Attention: no H200 curves; the H100 fractions (same GH100 SMs and clocks; FA2 at b=2, "
         "s=8192 measures 329.3 vs 327.9 TFLOP/s on the H100, Azure guide).",
         "Memory-bound kernels: BabelStream (Azure guide, ND H200 v5).",
-        sustained % ("1830", 700, 1465, " (stas00/ml-engineering 082816f9, MSMF)"),
+        sustained % ("1830 MHz", 700, 1465, " (stas00/ml-engineering 082816f9, MSMF)"),
     ]
 
     # GB200: FP8 and FP4 GEMMs fitted on cuBLASLt (Azure, ND GB200 v6, power-limited clock).
@@ -741,7 +741,7 @@ def run_fits():
         "Memory-bound kernels: no B200 stream measurement; the GB200's 92 % (same HBM3e) is "
         "assumed.",
         "SMs: 148 (74 per die x 2, chipsandcheese).",
-        sustained % ("%.0f (%s; the boost clock is 1965 MHz)" % (CLOCKS["b200"]["quoted"],
+        sustained % ("%.0f MHz (%s; the boost clock is 1965 MHz)" % (CLOCKS["b200"]["quoted"],
                                                               blackwell_clock), 1000, 1339,
                      " (stas00/ml-engineering 082816f9: BF16 GEMM ~994 W at 1339 MHz, FP8 "
                      "~990 W at 1331 MHz)"),
@@ -760,7 +760,7 @@ def run_fits():
         "SMs: 152: cudnn-frontend records the GB200's dense MMA peak at its sampled 2062 MHz "
         "as 2568 TFLOPS = 152 x 8192 x 2062 MHz (ByteDance-Seed/VeOmni PR 986 states the same "
         "152 SMs at 2.062 GHz); the 2.5 PFLOPS datasheet peak then holds at 2008 MHz.",
-        sustained % ("2008 (%s; the boost clock is 2062 MHz)" % blackwell_clock, 1200,
+        sustained % ("2008 MHz (%s; the boost clock is 2062 MHz)" % blackwell_clock, 1200,
                      CLOCKS["gb200"]["sustained"],
                      " (not measured: the B200's 1339 MHz at 994 W scaled by the cube root of "
                      "the power per SM, dynamic power ~ clock x voltage^2)"),
@@ -809,7 +809,7 @@ def run_fits():
         "board), the GB300's 15 x 0.9, the ratio of the B300's BF16 and FP8 peaks to the "
         "GB300's (1100 W vs 1400 W).",
         sms,
-        sustained % ("%.0f (%s; the boost clock is not published)" % (
+        sustained % ("%.0f MHz (%s; the boost clock is not published)" % (
             CLOCKS["b300"]["quoted"], blackwell_clock), 1100, CLOCKS["b300"]["sustained"],
             " (not measured: the B200's 1339 MHz at 994 W scaled by the cube root of the power "
             "per SM)"),
@@ -819,7 +819,7 @@ def run_fits():
         "Peaks: GB300 NVL72 page, per rack: FP4 1,080 PFLOPS dense (1,440 sparse), FP8 720 "
         "and BF16 360 PFLOPS with sparsity; / 72 GPUs, sparse figures halved.",
         sms,
-        sustained % ("%.0f (%s; the boost clock is 2070 MHz, facebookexperimental/triton PR "
+        sustained % ("%.0f MHz (%s; the boost clock is 2070 MHz, facebookexperimental/triton PR "
                      "2023)" % (CLOCKS["gb300"]["quoted"], blackwell_clock), 1400,
                      CLOCKS["gb300"]["sustained"],
                      " (not measured: the B200's 1339 MHz at 994 W scaled by the cube root of "
