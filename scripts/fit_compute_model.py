@@ -52,16 +52,19 @@ def attn_rows(table, gpu, prec, backend, backward, hd, causal, values, seqs=SEQS
     for s, nominal, v in zip(seqs, SEQS, values):
         if v is None:
             continue
+        # FA3 paper sec. 4.1: clock fixed at 1830 MHz, the clock of the 989 TFLOPS peak.
         p = dict(table=table, gpu=gpu, prec=prec, op="attention", backend=backend,
-                 backward=backward, causal=causal, tf=v)
+                 backward=backward, causal=causal, tf=v, clock="quoted")
         p.update(fa3_setup(hd, s, nominal))
         out.append(p)
     return out
 
 
-def gemm_rows(table, gpu, prec, rows):
-    return [dict(table=table, gpu=gpu, prec=prec, op="gemm", m=m, n=n, k=k, batch=1, tf=v)
-            for m, n, k, v in rows if v is not None]
+def gemm_rows(table, gpu, prec, rows, clock="boost"):
+    """clock: what the SMs ran at: "quoted" (the peak's clock), "boost", "sustained" (dense work
+    at the power limit, as in the GPU's clocks) or a measured clock in MHz."""
+    return [dict(table=table, gpu=gpu, prec=prec, op="gemm", m=m, n=n, k=k, batch=1, tf=v,
+                 clock=clock) for m, n, k, v in rows if v is not None]
 
 
 DATA = []
@@ -121,48 +124,148 @@ AZURE = [  # m, n, k, H100 FP8, H200 FP8, GB200 FP8, GB200 FP4
     (802816, 192, 768, 663.8, 717.5, 1459.5, 2216.7)]
 for col, gpu, prec in [(3, "h100", "fp8"), (4, "h200", "fp8"), (5, "gb200", "fp8"),
                        (6, "gb200", "fp4")]:
+    # 10,000 warm-up iterations: the fat shapes run at the power-limited clock.
     DATA += gemm_rows("%s %s GEMM (cuBLASLt, Azure AI benchmarking guide)" %
                       (gpu.upper(), prec.upper()), gpu, prec,
-                      [(r[0], r[1], r[2], r[col]) for r in AZURE])
-# -- B200 BF16 GEMMs: Dao-AILab/quack commit 542cf519 message (CuTeDSL GEMM, round-to-nearest).
-DATA += gemm_rows("B200 BF16 GEMM (QuACK, commit 542cf519)", "b200", "bf16", [
+                      [(r[0], r[1], r[2], r[col]) for r in AZURE], "sustained")
+# -- B200 BF16 GEMMs: Dao-AILab/quack commit 542cf519 message (CuTeDSL GEMM, round-to-nearest;
+#    20 warm-up + 200 iterations of one fat kernel: taken at the power-limited clock). A check:
+#    Transformer Engine runs cuBLAS.
+DATA += [dict(d, check=True) for d in gemm_rows(
+    "check: B200 BF16 GEMM (QuACK CuTeDSL, commit 542cf519)", "b200", "bf16", [
     (1024, 1024, 1024, 48.6), (2048, 2048, 2048, 427.7), (4096, 4096, 4096, 1047.0),
     (8192, 8192, 8192, 1232.7), (16384, 16384, 16384, 1224.7), (16384, 4096, 4096, 1224.3),
     (16384, 4096, 8192, 1237.0), (16384, 16384, 4096, 1238.0), (4096, 4096, 16384, 1124.0),
-    (8192, 8192, 4096, 1275.6), (16384, 8192, 1024, 1188.2)])
+    (8192, 8192, 4096, 1275.6), (16384, 8192, 1024, 1188.2)], "sustained")]
 # -- B200 FlashAttention-4 (BF16), Dao-AILab/flash-attention commit messages.
 T_FA4 = "B200 BF16 FlashAttention-4 (flash-attention commits)"
 for s, v in [(4096, 1530), (8192, 1572), (16384, 1594), (32768, 1521)]:  # 34625094, after fix
     DATA.append(dict(table=T_FA4, gpu="b200", prec="bf16", op="attention", backend="flash",
                      backward=False, causal=False, tf=v, batch=max(1, 32768 // s), heads=16,
-                     s=s, d=128))
+                     s=s, d=128, clock="boost"))
 E122 = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 98304, 131072]  # e122e67c, hd256, 8 heads
 for causal, vals in [(False, [728, 1265, 1488, 1608, 1680, 1726, 1569, 1557, 1560]),
                      (True, [343, 709, 1190, 1384, 1505, 1586, 1628, 1434, 1444])]:
     for s, v in zip(E122, vals):
         DATA.append(dict(table=T_FA4, gpu="b200", prec="bf16", op="attention", backend="flash",
                          backward=False, causal=causal, tf=v, batch=max(1, 32768 // s),
-                         heads=8, s=s, d=256))
+                         heads=8, s=s, d=256, clock=1965))
 for s, v in [(16384, 835), (32768, 849)]:  # 9848f9a0: hd64 backward, 64k tokens, 32 heads
     DATA.append(dict(table=T_FA4, gpu="b200", prec="bf16", op="attention", backend="flash",
                      backward=True, causal=False, tf=v, batch=max(1, 65536 // s), heads=32,
-                     s=s, d=64))
+                     s=s, d=64, clock="boost"))
 # -- Held-out checks (reported, not fitted): DeepGEMM FP8 1x128/128x128 block scaling on H800
 #    (H100 compute), deepseek-ai/DeepGEMM README @ 55ab91f7: the blockwise recipe's GEMMs.
 DATA += [dict(d, check=True) for d in gemm_rows(
     "check: H800 FP8 blockwise GEMM (DeepGEMM README), H100 FP8 curve", "h100", "fp8", [
         (4096, 2112, 7168, 1009), (4096, 24576, 1536, 1125), (4096, 32768, 512, 751),
-        (4096, 7168, 16384, 1426), (4096, 4096, 7168, 1265), (4096, 7168, 2048, 1168)])]
+        (4096, 7168, 16384, 1426), (4096, 4096, 7168, 1265), (4096, 7168, 2048, 1168)],
+    "sustained")]
 # TileLang FP8 on H800, M = N = 8192, K sweep (xwhzz/tilelang benchmark/matmul_fp8, v1).
 DATA += [dict(d, check=True) for d in gemm_rows(
     "check: H800 FP8 GEMM K sweep (TileLang), H100 FP8 curve", "h100", "fp8",
     [(8192, 8192, k, v) for k, v in zip([256, 512, 1024, 2048, 4096, 8192, 16384],
-                                        [569, 858, 1129, 1343, 1467, 1507, 1541])])]
+                                        [569, 858, 1129, 1343, 1467, 1507, 1541])],
+    "sustained")]
 # FlashAttention-2 at batch 2, seq 8192, hd128 (Azure guide; mask not stated: non-causal).
 for gpu, v in [("h100-fa2", 327.9)]:
     DATA.append(dict(table="check: H100 FA2 b=2 s=8192 hd128 (Azure guide)", gpu=gpu,
                      prec="bf16", op="attention", backend="flash", backward=False, causal=False,
-                     tf=v, batch=2, heads=16, s=8192, d=128, check=True))
+                     tf=v, batch=2, heads=16, s=8192, d=128, check=True, clock="boost"))
+
+# -- cuBLAS through torch.matmul, stas00/ml-engineering commit 082816f9
+#    compute/accelerator/README.md, "Maximum Achievable Matmul FLOPS comparison table" (torch
+#    2.13.0+cu130). MSMF: the best shape once the GPU is power-saturated, at the clock given
+#    (fitted); MAMF: a short burst of a low-power shape at the boost clock (checks; such shapes
+#    do fewer FLOP per clock, which is why they draw little power). H100 rows: the same table's
+#    earlier MAMF (torch 2.7.0); the H200's MSMF stands for the H100 (same GH100 at 700 W).
+MSMF = [  # table, gpu, prec, m, n, k, TFLOP/s, MHz
+    ("H200 BF16 GEMM, power-saturated (MSMF, stas00/ml-engineering 082816f9)", "h200", "bf16",
+     8192, 8448, 20480, 708.5, 1465),
+    ("H200 BF16 GEMM, power-saturated (MSMF, stas00/ml-engineering 082816f9), as H100", "h100",
+     "bf16", 8192, 8448, 20480, 708.5, 1465),
+    ("H200 FP8 GEMM, power-saturated (MSMF, stas00/ml-engineering 082816f9)", "h200", "fp8",
+     8448, 8192, 16384, 1288.7, 1374),
+    ("B200 BF16 GEMM, power-saturated (MSMF, stas00/ml-engineering 082816f9)", "b200", "bf16",
+     9472, 8192, 20480, 1456.3, 1339),
+    ("B200 FP8 GEMM, power-saturated (MSMF, stas00/ml-engineering 082816f9)", "b200", "fp8",
+     9472, 8192, 16384, 2795.7, 1331),
+]
+for table, gpu, prec, m, n, k, v, mhz in MSMF:
+    DATA += gemm_rows(table, gpu, prec, [(m, n, k, v)], mhz)
+T_MAMF = "check: boost-clock bursts (MAMF, stas00/ml-engineering 082816f9)"
+for gpu, prec, m, n, k, v in [
+        ("h100", "bf16", 2048, 2048, 13312, 794.5), ("h100", "fp8", 1024, 9216, 14336, 1402.6),
+        ("h200", "bf16", 19712, 1536, 20480, 841.9), ("h200", "fp8", 8448, 8192, 12288, 1491.9),
+        ("b200", "bf16", 1536, 9472, 14336, 1770.9), ("b200", "fp8", 9472, 5632, 8192, 3435.2),
+        ("gb200", "bf16", 4096, 9728, 2048, 1822.0), ("gb200", "fp8", 19456, 5120, 1536, 3615.6)]:
+    DATA += [dict(d, check=True) for d in gemm_rows(T_MAMF, gpu, prec, [(m, n, k, v)], "boost")]
+# -- cuBLAS(Lt) on a B200, M = N = 8192, K sweep: tmoreau89/triton
+#    python/triton_cublas_bench/RESULTS.md (CUDA/cuBLAS 13.0; 10k warm-up + 10k timed
+#    iterations: the power-limited clock). FP16 and FP8 (per-tensor scales) K sweeps, MXFP8
+#    (block-scaled, the Blackwell FP8 recipe) at K = 8192 and 16384.
+#    The K <= 1024 sweeps are checks: with an 8192 x 8192 output per call they are bound by the
+#    output tiles' prologue and epilogue, which the model's size ramp does not describe.
+KS = [128, 256, 384, 512, 640, 768, 896, 1024]
+DATA += [dict(d, check=True) for d in gemm_rows(
+    "check: B200 BF16 GEMM, M=N=8192 K<=1024 (cuBLAS 13.0, tmoreau89/triton)", "b200", "bf16",
+    [(8192, 8192, k, v) for k, v in zip(KS, [493, 845, 1073, 1222, 1313, 1342, 1373, 1389])],
+    "sustained")]
+DATA += [dict(d, check=True) for d in gemm_rows(
+    "check: B200 FP8 GEMM, M=N=8192 K<=1024 (cuBLAS 13.0, tmoreau89/triton)", "b200", "fp8",
+    [(8192, 8192, k, v) for k, v in zip(KS, [647, 1102, 1521, 1950, 2300, 2608, 2730, 2770])],
+    "sustained")]
+DATA += gemm_rows("B200 MXFP8 GEMM, 8192^2 x 8192 / 16384 (cuBLAS 13.0, tmoreau89/triton)", "b200",
+                  "fp8", [(8192, 8192, 8192, 2886), (8192, 8192, 16384, 2810)], "sustained")
+
+
+def sdpa_rows(table, gpu, prec, backend, rows, batch, heads, clock="boost", check=False):
+    """rows: (seq, causal, backward, TFLOP/s); head dim 128 (GQA: the query heads count)."""
+    return [dict(table=table, gpu=gpu, prec=prec, op="attention", backend=backend,
+                 backward=bwd, causal=causal, tf=v, batch=batch, heads=heads, s=s, d=128,
+                 clock=clock, check=check) for s, causal, bwd, v in rows]
+
+
+# -- NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training: Llama 3.1 attention (64 query
+#    heads, 8 KV heads, head dim 128, batch 2), 10 iterations (boost clock; the GB200 rows
+#    record 2568 TFLOPS at the sampled SM clock, 152 SMs x 8192 x 2062 MHz).
+#    GB200: results/llama3.1/gb200/llama3.1_20260813_111214.csv (cuDNN 9.27, FA4).
+#    GB300: results/llama3.1/gb300/llama3.1_20260724_040919.csv (cuDNN 9.26, FA4).
+#    Columns per seq: (causal fwd, causal bwd, full fwd, full bwd); non-deterministic backward.
+SEQ5 = [2048, 4096, 8192, 16384, 32768]
+CUDNN_FE = {  # (gpu, prec, backend): [per seq (causal fwd, causal bwd, full fwd, full bwd)]
+    ("gb200", "bf16", "fused"): [(1061, 880, 1407, 1114), (1334, 1131, 1559, 1325),
+                                 (1552, 1297, 1701, 1434), (1608, 1271, 1690, 1305),
+                                 (1556, 1241, 1567, 1304)],
+    ("gb200", "fp8", "fused"): [(1430, 824, 1855, 1215), (1801, 1166, 2045, 1577),
+                                (2037, 1451, 2191, 1780), (2154, 1620, 2221, 1805),
+                                (2199, 1658, 2137, 1790)],
+    ("gb200", "bf16", "flash"): [(1086, 844, 1112, 1161), (1388, 1157, 1194, 1399),
+                                 (1594, 1403, 1255, 1553), (1734, 1405, 1217, 1423),
+                                 (1580, 1334, 1227, 1397)],
+    ("gb300", "bf16", "fused"): [(1467, 971, 1895, 1219), (1813, 1254, 2050, 1440),
+                                 (1991, 1448, 2161, 1549), (2065, 1516, 2127, 1538),
+                                 (2105, 1416, 1944, 1446)],
+    ("gb300", "fp8", "fused"): [(1949, 943, 2731, 1390), (2526, 1395, 2981, 1839),
+                                (2893, 1777, 3172, 2119), (3074, 2037, 3186, 2208),
+                                (3134, 2121, 3077, 2209)],
+}
+for (gpu, prec, backend), vals in CUDNN_FE.items():
+    name = {"fused": "cuDNN", "flash": "FlashAttention-4"}[backend]
+    table = "%s %s attention, Llama 3.1 GQA (%s, cudnn-frontend sdpa benchmark)" % (
+        gpu.upper(), prec.upper(), name)
+    rows = []
+    for s, (cf, cb, ff, fb) in zip(SEQ5, vals):
+        rows += [(s, True, False, cf), (s, True, True, cb), (s, False, False, ff),
+                 (s, False, True, fb)]
+    DATA += sdpa_rows(table, gpu, prec, backend, rows, 2, 64)
+# B200, cuDNN 9.13 through PyTorch SDPA (artifacts/sdpa_bf16_benchmark_results_NVIDIA_B200.csv,
+# 128 query heads, 8 KV heads, batch 1, causal): a check of the GB200 fit carried to the B200.
+DATA += sdpa_rows("check: B200 BF16 cuDNN 9.13 attention via PyTorch (cudnn-frontend)", "b200",
+                  "bf16", "fused", [(s, True, b, v) for s, fw, bw in [
+                      (2048, 478.9, 371.5), (4096, 855.7, 701.3), (8192, 1171.3, 942.5),
+                      (16384, 1332.4, 1074.8), (32768, 1419.0, 1108.7)]
+                      for b, v in ((False, fw), (True, bw))], 1, 128, check=True)
 
 # Achieved HBM bandwidth of streaming kernels (fraction of the datasheet bandwidth).
 STREAM = {
@@ -185,8 +288,9 @@ def waves(tiles, sm):
     return tiles / (w * sm)
 
 
-def gemm_tflops(g, prec, m, n, k, batch=1):
-    """g: GPU dict (peaks, hbm, memory, overhead, sm, eff[prec])."""
+def gemm_tflops(g, prec, m, n, k, batch=1, clock=1.0):
+    """g: GPU dict (peaks, hbm, memory, overhead, sm, eff[prec]); clock: the SM clock the
+    kernel runs at / the clock the peaks are quoted at (tensor-core work scales with it)."""
     e = g["eff"][prec]
     flops = 2.0 * m * n * k * batch
     eff = e["gemm"] * waves(math.ceil(m / TILE) * math.ceil(n / TILE) * batch, g["sm"]) * \
@@ -194,7 +298,8 @@ def gemm_tflops(g, prec, m, n, k, batch=1):
     elem = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.5}[prec]
     out = 2.0 if prec in ("fp8", "fp4") else elem
     nbytes = batch * (elem * (m * k + k * n) + out * m * n)
-    t = max(flops / (g["peak"][prec] * eff), nbytes / (g["hbm"] * g["memory"])) + g["overhead"]
+    t = max(flops / (g["peak"][prec] * clock * eff), nbytes / (g["hbm"] * g["memory"])) + \
+        g["overhead"]
     return flops / t / 1e12
 
 
@@ -206,19 +311,30 @@ def attn_eff(a, batch, heads, s, d, causal, backward, sm):
     return (a["backward"] if backward else a["forward"]) * hdf * ramp * c * fill
 
 
-def attn_tflops(g, prec, backend, p):
+def attn_tflops(g, prec, backend, p, clock=1.0):
     a = g["eff"][prec][backend]
     flops = 4.0 * p["batch"] * p["s"] ** 2 * p["d"] * p["heads"] * (0.5 if p["causal"] else 1)
     flops *= 2.5 if p["backward"] else 1.0
     eff = attn_eff(a, p["batch"], p["heads"], p["s"], p["d"], p["causal"], p["backward"], g["sm"])
-    t = flops / (g["peak"][prec] * eff) + g["overhead"]
+    t = flops / (g["peak"][prec] * clock * eff) + g["overhead"]
     return flops / t / 1e12
 
 
+def clock_ratio(g, p):
+    """The SM clock point p ran at / the clock g's peaks are quoted at (1 without clocks)."""
+    c = g.get("clocks")
+    if not c:
+        return 1.0
+    f = p.get("clock", "quoted")
+    mhz = c[f] if isinstance(f, str) else float(f)
+    return mhz / c["quoted"]
+
+
 def predict(g, p):
+    r = clock_ratio(g, p)
     if p["op"] == "gemm":
-        return gemm_tflops(g, p["prec"], p["m"], p["n"], p["k"], p.get("batch", 1))
-    return attn_tflops(g, p["prec"], p["backend"], p)
+        return gemm_tflops(g, p["prec"], p["m"], p["n"], p["k"], p.get("batch", 1), r)
+    return attn_tflops(g, p["prec"], p["backend"], p, r)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,6 +433,24 @@ END_TO_END_FIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"
                               "end_to_end_fit.json")
 
 
+# GPUs without published end-to-end runs of their own that take another GPU's fitted
+# in_training: with the sustained clock explicit (gpu.clocks), in_training holds what is left
+# (communication kernels beside the GEMMs, launch gaps), assumed common to Hopper and Blackwell
+# under the same software stack.
+IN_TRAINING_FROM = {"b200": "h100", "gb200": "h100", "b300": "h100", "gb300": "h100"}
+
+
+def in_training_of(gk):
+    """Returns ({precision: in_training}, comment) from the end-to-end fit."""
+    fits = end_to_end_in_training()
+    if gk in fits:
+        return fits[gk], "fitted on published runs (scripts/fit_end_to_end.py)"
+    src = IN_TRAINING_FROM.get(gk)
+    if src in fits:
+        return fits[src], "the %s's, fitted on published runs (clocks apart)" % src.upper()
+    return {}, ""
+
+
 def end_to_end_in_training():
     if not os.path.exists(END_TO_END_FIT):
         return {}
@@ -340,7 +474,7 @@ GPUS = {
     "b200": new_gpu({"bf16": 2250 * T, "fp16": 2250 * T, "fp8": 4500 * T, "fp4": 9000 * T},
                     8000e9, 148),
     "gb200": new_gpu({"bf16": 2500 * T, "fp16": 2500 * T, "fp8": 5000 * T, "fp4": 10000 * T},
-                     8000e9, 148),
+                     8000e9, 152),
     # Blackwell Ultra (NVIDIA technical blog "Inside NVIDIA Blackwell Ultra": 160 SMs, 15 PFLOPS
     # dense NVFP4, 288 GB HBM3e at 8 TB/s). GB300: the GB300 NVL72 product page's rack figures /
     # 72 (sparse BF16 and FP8 halved; FP4 published dense). B300: the HGX B300 page / 8.
@@ -349,6 +483,44 @@ GPUS = {
     "gb300": new_gpu({"bf16": 2500 * T, "fp16": 2500 * T, "fp8": 5000 * T, "fp4": 15000 * T},
                      8000e9, 160),
 }
+
+# SM clocks (MHz). quoted: the clock the dense BF16 peak is quoted at, SMs x 8192 (Blackwell) or
+# 4096 (Hopper) FLOP per clock x quoted = the peak (NVIDIA gives 1830 MHz for H100/H200; the
+# Blackwell ones follow from their peaks and SM counts). boost: the device's maximum SM clock.
+# sustained: where dense GEMMs settle at the board power limit. power: that limit (W).
+# Measured sustained clocks: stas00/ml-engineering 082816f9, MAMF/MSMF table: H200 BF16 at
+# 8192x8448x20480, ~693 W @ 1465 MHz; B200 BF16 at 9472x8192x20480, ~994 W @ 1339 MHz. Both do
+# 0.89-0.90 of their FLOP per clock there, which is what lets per-clock efficiencies transfer.
+B200_SUSTAINED, B200_WATTS = 1339.0, 994.0
+
+
+def scaled_sustained(watts, sms):
+    """Assumed where nothing was measured: dynamic power ~ clock x voltage^2 with the voltage
+    rising about linearly with the clock near the top of the DVFS range, so per SM the
+    sustained clock grows as the cube root of the power per SM (from the B200's 994 W, 148 SMs
+    at 1339 MHz)."""
+    return B200_SUSTAINED * ((watts / sms) / (B200_WATTS / 148)) ** (1.0 / 3.0)
+
+
+def quoted_clock(peak_bf16, sms, per_clock):
+    return peak_bf16 / (sms * per_clock) / 1e6
+
+
+CLOCKS = {
+    "h100": dict(quoted=1830.0, boost=1980.0, sustained=1465.0, power=700),
+    "h200": dict(quoted=1830.0, boost=1980.0, sustained=1465.0, power=700),
+    "b200": dict(quoted=quoted_clock(2250 * T, 148, 8192), boost=1965.0,
+                 sustained=B200_SUSTAINED, power=1000),
+    "gb200": dict(quoted=quoted_clock(2500 * T, 152, 8192), boost=2062.0,
+                  sustained=scaled_sustained(1200, 152), power=1200),
+    "b300": dict(quoted=quoted_clock(2250 * T, 160, 8192), boost=None,
+                 sustained=scaled_sustained(1100, 160), power=1100),
+    "gb300": dict(quoted=quoted_clock(2500 * T, 160, 8192), boost=2070.0,
+                  sustained=scaled_sustained(1400, 160), power=1400),
+}
+for _gk, _c in CLOCKS.items():
+    GPUS[_gk]["clocks"] = _c
+GPUS["h100-fa2"]["clocks"] = CLOCKS["h100"]
 
 ATTN_KEYS = ["forward", "backward", "half_seq", "backward_half_seq", "causal_seq", "half_head_dim"]
 NOTES = {}  # gpu -> list of assumption lines (written into the GPU file and the doc)
@@ -427,9 +599,12 @@ def run_fits():
     for p in ("bf16", "fp16"):
         a100["eff"][p].update(gemm=0.67, gemm_half=2e9)
 
-    # H100: FP8 GEMMs on cuBLASLt (Azure); attention fused = cuDNN, flash = FA3.
+    # H100: FP8 GEMMs on cuBLASLt (Azure, at the power-limited clock); BF16 GEMMs on the
+    # power-saturated cuBLAS measurement (MSMF) of the H200, same GH100 at 700 W, with the FP8
+    # ramp at the same time (half the FLOPs); attention fused = cuDNN, flash = FA3.
     h100 = G["h100"]
     fit_gemm(h100, "fp8", "h100", True)
+    fit_bf16_on_msmf(h100, "h100")
     for prec in ("bf16", "fp8"):
         for backend in ("fused", "flash"):
             fit_attention(h100, prec, backend, "h100")
@@ -438,17 +613,27 @@ def run_fits():
         b16, b8 = h100["eff"]["bf16"][backend], h100["eff"]["fp8"][backend]
         b8["backward"] = b8["forward"] * b16["backward"] / b16["forward"]
         b8["backward_half_seq"] = b16["backward_half_seq"]
+    sustained = ("Clocks: the peaks hold at %s; dense GEMMs at the %d W limit settle at "
+                 "%.0f MHz%s. Every kernel measurement is converted to the clock it ran at "
+                 "(locked, boost for short runs, the sustained clock for power-saturated runs), "
+                 "so the efficiency block holds fractions of the peak at the quoted clock and "
+                 "kernels inside a step run at sustained / quoted of them.")
     NOTES["h100"] = [
-        "FP8 GEMM: fitted on cuBLASLt FP8 (Azure AI benchmarking guide, ND H100 v5).",
-        "BF16 GEMM: no primary BF16 shape sweep was found. Assumed: large BF16 GEMMs reach the "
-        "fitted large-FP8 throughput / 1.75 (cuBLAS 12.9 notes: block-scaled FP8 1.75x over "
-        "BF16 on Hopper), with the FP8 ramp at the same time (half the FLOPs).",
+        "FP8 GEMM: fitted on cuBLASLt FP8 (Azure AI benchmarking guide, ND H100 v5; 10,000 "
+        "warm-up iterations, taken at the sustained clock).",
+        "BF16 GEMM: fitted on the power-saturated cuBLAS BF16 GEMM of the H200 (same GH100 "
+        "at 700 W; stas00/ml-engineering 082816f9, MSMF 708.5 TFLOPS at 8192x8448x20480, "
+        "1465 MHz), with the FP8 ramp at the same time (half the FLOPs). It replaces the "
+        "earlier assumption of FP8 / 1.75.",
         "Attention: fused = cuDNN 9.1, flash = FlashAttention-3, forward BF16 and FP8 from the "
-        "FA3 paper Figs. 5 and 7, backward BF16 Fig. 6 (taken as non-causal). FP8 backward: not "
-        "measured; the BF16 backward/forward ratio is assumed.",
+        "FA3 paper Figs. 5 and 7, backward BF16 Fig. 6 (taken as non-causal), at the locked "
+        "1830 MHz of the paper. FP8 backward: not measured; the BF16 backward/forward ratio is "
+        "assumed.",
         "Memory-bound kernels: BabelStream Copy/Mul/Add/Triad (Azure guide).",
+        sustained % ("1830 MHz (NVIDIA's H100 SXM figure; 132 SMs x 4096 FLOP per clock)", 700,
+                     1465, " (the H200's power-saturated BF16 GEMM, stas00/ml-engineering "
+                     "082816f9: ~693 W at 1465 MHz; its FP8 GEMM settles at 1374 MHz)"),
     ]
-    assume_bf16_from_fp8(h100)
 
     # A100 attention: FlashAttention-2 (what Transformer Engine picks on Ampere). The shape is
     # fitted on FA2 on H100 (FA3 paper Figs. 5-6); the level is the FA2 paper's A100 figure
@@ -467,108 +652,156 @@ def run_fits():
         "forward reaches 70 % of the A100 peak at long sequences (FA2 paper: up to 73 %); "
         "cuDNN fused attention assumed equal (Transformer Engine prefers FlashAttention on "
         "Ampere).",
+        "Clocks: none given; the fit on whole layers of a step already holds the A100's.",
     ]
 
     # H200: same GH100 compute (132 SMs, same clocks) with HBM3e.
     h200 = G["h200"]
     fit_gemm(h200, "fp8", "h200", True)
+    fit_bf16_on_msmf(h200, "h200")
     for prec in ("bf16", "fp8"):
         for backend in ("fused", "flash"):
             copy_attention(h200["eff"][prec][backend], h100["eff"][prec][backend])
-    assume_bf16_from_fp8(h200)
     NOTES["h200"] = [
-        "FP8 GEMM: fitted on cuBLASLt FP8 (Azure guide, ND H200 v5).",
-        "BF16 GEMM: assumed as for the H100 (FP8 / 1.75).",
+        "FP8 GEMM: fitted on cuBLASLt FP8 (Azure guide, ND H200 v5) and the power-saturated "
+        "FP8 GEMM (stas00/ml-engineering 082816f9, MSMF 1288.7 TFLOPS at 1374 MHz).",
+        "BF16 GEMM: the power-saturated cuBLAS BF16 GEMM (MSMF, as for the H100).",
         "Attention: no H200 curves; the H100 fractions (same GH100 SMs and clocks; FA2 at b=2, "
         "s=8192 measures 329.3 vs 327.9 TFLOP/s on the H100, Azure guide).",
         "Memory-bound kernels: BabelStream (Azure guide, ND H200 v5).",
+        sustained % ("1830 MHz", 700, 1465, " (stas00/ml-engineering 082816f9, MSMF)"),
     ]
 
-    # GB200: FP8 and FP4 GEMMs fitted on cuBLASLt (Azure, ND GB200 v6).
+    # GB200: FP8 and FP4 GEMMs fitted on cuBLASLt (Azure, ND GB200 v6, power-limited clock).
     gb = G["gb200"]
     fit_gemm(gb, "fp8", "gb200", True)
     fit_gemm(gb, "fp4", "gb200", False)
-    # B200: BF16 GEMMs fitted on QuACK; FA4 attention.
+    # B200: BF16 and FP8 GEMMs on power-saturated cuBLAS runs (MSMF; the tmoreau89 K sweeps).
+    # Their ramps: the GB200 cuBLASLt FP8 ramp, reached at the same kernel time (BF16: half
+    # the FLOPs), as for the H100; the overhead is the GB200's.
     b200 = G["b200"]
-    fit_gemm(b200, "bf16", "b200", True)
-    b200["eff"]["fp16"].update(gemm=b200["eff"]["bf16"]["gemm"],
-                               gemm_half=b200["eff"]["bf16"]["gemm_half"])
-    fit_attention(b200, "bf16", "flash", "b200")
-    fl = b200["eff"]["bf16"]["flash"]
-    # FA4 backward: two hd64 points only; the backward ramp of FA3 on the H100 is assumed.
-    fl["backward_half_seq"] = h100["eff"]["bf16"]["flash"]["backward_half_seq"]
-    fit(b200, pts("b200", "bf16", "attention", "flash", True),
-        [lambda v: fl.__setitem__("backward", v)], [0.4], [0.05], [1.0])
-    # cuDNN on Blackwell: only "FA4 up to 1.3x over cuDNN 9.13" (FA4 paper abstract).
-    copy_attention(b200["eff"]["bf16"]["fused"], fl, 1 / 1.3)
-    copy_attention(b200["eff"]["fp16"]["fused"], b200["eff"]["bf16"]["fused"])
-    copy_attention(b200["eff"]["fp16"]["flash"], fl)
-    # B200 FP8 / FP4 GEMMs: no HGX B200 sweep; GB200's fractions (same Blackwell die).
-    for p in ("fp8", "fp4"):
-        b200["eff"][p].update(gemm=gb["eff"][p]["gemm"], gemm_half=gb["eff"][p]["gemm_half"])
-    # FP8 attention on Blackwell: FA4 MXFP8 1902 vs BF16 1540 TFLOP/s at one shape (commit
-    # 0bf487c5): the BF16 curve x 1902/1540 in TFLOP/s.
-    for backend in ("fused", "flash"):
-        copy_attention(b200["eff"]["fp8"][backend], b200["eff"]["bf16"][backend],
-                       1902.0 / 1540.0 * b200["peak"]["bf16"] / b200["peak"]["fp8"])
-        copy_attention(b200["eff"]["fp4"][backend], b200["eff"]["fp8"][backend],
-                       b200["peak"]["fp8"] / b200["peak"]["fp4"])
-    b200["memory"] = gb["memory"]
-    # GB200 BF16 and attention: the B200 fractions (same die; GB200 runs at 1200 W).
+    b200["overhead"] = gb["overhead"]
+    b200["eff"]["fp8"]["gemm_half"] = gb["eff"]["fp8"]["gemm_half"] * 4500 / 5000
+    e8 = b200["eff"]["fp8"]
+    fit(b200, pts("b200", "fp8", "gemm"), [lambda v: e8.__setitem__("gemm", v)], [0.8], [0.05],
+        [1.0])
+    fit_bf16_on_msmf(b200, "b200")
+    b200["eff"]["fp4"].update(gemm=gb["eff"]["fp4"]["gemm"], gemm_half=gb["eff"]["fp4"]["gemm_half"])
+    # GB200 BF16: the B200's fractions of the peak at the quoted clock (same die), the ramp
+    # scaled with the peak.
     for p in ("bf16", "fp16"):
         gb["eff"][p].update(gemm=b200["eff"]["bf16"]["gemm"],
                             gemm_half=b200["eff"]["bf16"]["gemm_half"] * 2500 / 2250)
-    for p in ("bf16", "fp16", "fp8", "fp4"):
+    # Attention on the GB200: cuDNN (fused) BF16 and FP8, FlashAttention-4 (flash) BF16, from
+    # the cudnn-frontend benchmark; forward and backward, causal and not.
+    for prec, backend in (("bf16", "fused"), ("fp8", "fused"), ("bf16", "flash")):
+        fit_attention(gb, prec, backend, "gb200")
+    copy_attention(gb["eff"]["fp16"]["fused"], gb["eff"]["bf16"]["fused"])
+    copy_attention(gb["eff"]["fp16"]["flash"], gb["eff"]["bf16"]["flash"])
+    # B200 flash: FlashAttention-4 commits (forward; backward two hd64 points with the H100 FA3
+    # backward ramp). B200 fused: the GB200's cuDNN fractions (same die; the PyTorch cuDNN 9.13
+    # rows of the cudnn-frontend benchmark are a check).
+    fit_attention(b200, "bf16", "flash", "b200")
+    fl = b200["eff"]["bf16"]["flash"]
+    fl["backward_half_seq"] = h100["eff"]["bf16"]["flash"]["backward_half_seq"]
+    fit(b200, pts("b200", "bf16", "attention", "flash", True),
+        [lambda v: fl.__setitem__("backward", v)], [0.4], [0.05], [1.0])
+    copy_attention(b200["eff"]["fp16"]["flash"], fl)
+    for p in ("bf16", "fp16", "fp8"):
+        copy_attention(b200["eff"][p]["fused"], gb["eff"][p]["fused"])
+    # FP8 FlashAttention on Blackwell: FA4 MXFP8 1902 vs BF16 1540 TFLOP/s at one shape (commit
+    # 0bf487c5): the BF16 curve x 1902/1540 in TFLOP/s. FP4 attention: the FP8 TFLOP/s.
+    for g in (b200, gb):
+        copy_attention(g["eff"]["fp8"]["flash"], g["eff"]["bf16"]["flash"],
+                       1902.0 / 1540.0 * g["peak"]["bf16"] / g["peak"]["fp8"])
         for backend in ("fused", "flash"):
-            copy_attention(gb["eff"][p][backend], b200["eff"][p][backend])
+            copy_attention(g["eff"]["fp4"][backend], g["eff"]["fp8"][backend],
+                           g["peak"]["fp8"] / g["peak"]["fp4"])
+    b200["memory"] = gb["memory"]
+    blackwell_clock = ("the quoted clock is the peak / (SMs x 8192 BF16 FLOP per clock), "
+                       "cudnn-frontend's per-SM figure")
     NOTES["b200"] = [
-        "BF16 GEMM: fitted on the QuACK CuTeDSL GEMM table (commit 542cf519); kernel overhead "
-        "bounded to 1-5 us (the 1024^3 point floors at 44 us in that harness).",
-        "FP8 / FP4 GEMM: no HGX B200 shape sweep; the fractions fitted on the GB200 (same "
-        "Blackwell die; the B200's lower peaks already carry its 1000 W clocks).",
-        "Attention flash = FlashAttention-4 (forward: commits 34625094, e122e67c; backward: "
-        "two hd64 points of 9848f9a0 with the H100 FA3 backward ramp). fused = cuDNN: only "
-        "\"FA4 up to 1.3x over cuDNN 9.13\" (FA4 abstract) is published; cuDNN assumed at "
-        "1/1.3 of FA4 everywhere. FP8 attention: FA4 MXFP8 1902 vs BF16 1540 TFLOP/s at one "
-        "shape (commit 0bf487c5), applied as a ratio.",
+        "BF16 GEMM: fitted on the power-saturated cuBLAS GEMM (MSMF) of stas00/ml-engineering "
+        "082816f9 (1456.3 TFLOPS at 9472x8192x20480, ~994 W, 1339 MHz); an M=N=8192 K sweep "
+        "(cuBLAS 13.0, 10k + 10k iterations; tmoreau89/triton "
+        "python/triton_cublas_bench/RESULTS.md: a check, bound by its output tiles at K <= "
+        "1024). Ramp: the GB200 cuBLASLt FP8 one at the same kernel time; kernel overhead: the "
+        "GB200's. QuACK's CuTeDSL GEMM (commit 542cf519, ~1230 TFLOPS), the earlier source, is "
+        "a check: Transformer Engine runs cuBLAS.",
+        "FP8 GEMM: fitted on the power-saturated FP8 GEMM (MSMF 2795.7 TFLOPS at 1331 MHz) and "
+        "the cuBLAS MXFP8 (block-scaled, the Blackwell recipe) 8192^2 x 8192 / 16384 GEMMs of "
+        "tmoreau89/triton (2886 / 2810 TFLOPS, 10k + 10k iterations); its per-tensor FP8 K "
+        "sweep is a check. FP4 GEMM: the GB200's cuBLASLt fractions.",
+        "Attention flash = FlashAttention-4 (forward: commits 34625094, e122e67c at a locked "
+        "1965 MHz; backward: two hd64 points of 9848f9a0 with the H100 FA3 backward ramp). "
+        "fused = cuDNN: the GB200's fitted fractions (same die; NVIDIA/cudnn-frontend "
+        "sdpa_benchmark_training); the B200 cuDNN 9.13 rows through PyTorch are a check. FP8 "
+        "FlashAttention: FA4 MXFP8 1902 vs BF16 1540 TFLOP/s at one shape (commit 0bf487c5), "
+        "applied as a ratio.",
         "Memory-bound kernels: no B200 stream measurement; the GB200's 92 % (same HBM3e) is "
         "assumed.",
         "SMs: 148 (74 per die x 2, chipsandcheese).",
+        sustained % ("%.0f MHz (%s; the boost clock is 1965 MHz)" % (CLOCKS["b200"]["quoted"],
+                                                              blackwell_clock), 1000, 1339,
+                     " (stas00/ml-engineering 082816f9: BF16 GEMM ~994 W at 1339 MHz, FP8 "
+                     "~990 W at 1331 MHz)"),
     ]
     NOTES["gb200"] = [
-        "FP8 and FP4 GEMM: fitted on cuBLASLt (Azure guide, ND GB200 v6).",
-        "BF16 GEMM and all attention: no GB200 data; the B200 fractions of peak (same die), "
-        "BF16 ramp scaled with the peak.",
+        "FP8 and FP4 GEMM: fitted on cuBLASLt (Azure guide, ND GB200 v6; 10,000 warm-up "
+        "iterations, taken at the sustained clock).",
+        "BF16 GEMM: the B200's fitted fraction of the peak at the quoted clock (same die), the "
+        "ramp scaled with the peak.",
+        "Attention: cuDNN 9.27 (fused, BF16 and FP8) and FlashAttention-4 (flash, BF16), "
+        "forward and backward, causal and not, Llama 3.1 GQA shapes at 2k-32k tokens: "
+        "NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training/results/llama3.1/gb200/"
+        "llama3.1_20260813_111214.csv (10 iterations, boost clock). FP8 FlashAttention: the "
+        "FA4 MXFP8/BF16 ratio of the B200.",
         "Memory-bound kernels: 7.35 TB/s of 8 TB/s (Azure GB200 blog).",
-        "SMs: 148, as the B200 (same die; one unverified code comment says 152).",
+        "SMs: 152: cudnn-frontend records the GB200's dense MMA peak at its sampled 2062 MHz "
+        "as 2568 TFLOPS = 152 x 8192 x 2062 MHz (ByteDance-Seed/VeOmni PR 986 states the same "
+        "152 SMs at 2.062 GHz); the 2.5 PFLOPS datasheet peak then holds at 2008 MHz.",
+        sustained % ("2008 MHz (%s; the boost clock is 2062 MHz)" % blackwell_clock, 1200,
+                     CLOCKS["gb200"]["sustained"],
+                     " (not measured: the B200's 1339 MHz at 994 W scaled by the cube root of "
+                     "the power per SM, dynamic power ~ clock x voltage^2)"),
     ]
 
-    # Blackwell Ultra (B300 in HGX B300, GB300 in GB300 NVL72): no published kernel sweep of
-    # either. Assumed: the GB200's fitted parameters, as fractions of each precision's dense peak
-    # (same Blackwell SM design), with the GEMM ramp (gemm_half_size) scaled with the peak so it
-    # is reached at the same kernel time, as the GB200's BF16 ramp is scaled from the B200's.
-    # FP4 attention runs at the FP8 attention's TFLOP/s, as on the B200 and GB200.
+    # Blackwell Ultra (B300 in HGX B300, GB300 in GB300 NVL72). GB300 attention: cuDNN BF16 and
+    # FP8 fitted on the cudnn-frontend GB300 run (Blackwell Ultra's faster exponent shows in
+    # it). GEMMs, FlashAttention and the B300's attention: the fitted fractions of the peak at
+    # the quoted clock of the same SM design (GEMMs: the GB200's, whose BF16 is the B200's;
+    # attention: the GB300's), the GEMM ramp scaled with the peak.
+    g3 = G["gb300"]
+    g3.update(memory=gb["memory"], overhead=gb["overhead"])
+    for prec in ("bf16", "fp8"):
+        fit_attention(g3, prec, "fused", "gb300")
+    copy_attention(g3["eff"]["fp16"]["fused"], g3["eff"]["bf16"]["fused"])
     for gk in ("b300", "gb300"):
         g = G[gk]
         g.update(memory=gb["memory"], overhead=gb["overhead"])
         for p in ("bf16", "fp16", "fp8", "fp4"):
             g["eff"][p].update(gemm=gb["eff"][p]["gemm"],
                                gemm_half=gb["eff"][p]["gemm_half"] * g["peak"][p] / gb["peak"][p])
-            for backend in ("fused", "flash"):
-                if p == "fp4":
-                    copy_attention(g["eff"][p][backend], g["eff"]["fp8"][backend],
-                                   g["peak"]["fp8"] / g["peak"]["fp4"])
-                else:
-                    copy_attention(g["eff"][p][backend], gb["eff"][p][backend])
-    ultra = ("GEMM, attention and memory-bound kernels: no published %s kernel measurement; "
-             "the GB200's fitted fractions of each precision's dense peak are assumed (same "
-             "Blackwell SM design), the GEMM ramp scaled with the peak; FP4 attention at the "
-             "FP8 attention's TFLOP/s. Blackwell Ultra's doubled attention exponent (SFU) "
-             "throughput is not credited. Kernel overhead and memory fraction: the GB200's.")
+            if p in ("bf16", "fp16", "fp8"):
+                copy_attention(g["eff"][p]["flash"], gb["eff"][p]["flash"])
+                if gk == "b300":
+                    copy_attention(g["eff"][p]["fused"], g3["eff"][p]["fused"])
+        for backend in ("fused", "flash"):
+            copy_attention(g["eff"]["fp4"][backend], g["eff"]["fp8"][backend],
+                           g["peak"]["fp8"] / g["peak"]["fp4"])
+    ultra = ("GEMM and memory-bound kernels: no published %s kernel sweep; the GB200's fitted "
+             "fractions of each precision's peak at the quoted clock (same Blackwell SM design), "
+             "the GEMM ramp scaled with the peak. Attention: cuDNN %s; FlashAttention: the "
+             "GB200's fractions (Blackwell Ultra's doubled exponent throughput not credited "
+             "there); FP4 attention at the FP8 attention's TFLOP/s. Kernel overhead and memory "
+             "fraction: the GB200's.")
+    gb300_attention = ("fitted on NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training/"
+                       "results/llama3.1/gb300/llama3.1_20260724_040919.csv (cuDNN 9.26, BF16 "
+                       "and FP8, forward and backward, causal and not)")
     sms = ("SMs: 160 (NVIDIA technical blog \"Inside NVIDIA Blackwell Ultra\", 2025; the full "
            "GPU implementation, the enabled count of the shipping part not checked).")
     NOTES["b300"] = [
-        ultra % "B300",
+        ultra % ("B300", "the GB300's (same SM)"),
         "BF16 2.25 and FP8 4.5 PFLOPS: the HGX B300 page's 36 / 72 PFLOPS with sparsity / 2 "
         "/ 8 GPUs (the B200's). FP4 dense: not verified from NVIDIA's page (its FP4 sparse "
         "figure, 144 PFLOPS, is not 2x its dense one on Blackwell Ultra); third-party copies "
@@ -576,12 +809,21 @@ def run_fits():
         "board), the GB300's 15 x 0.9, the ratio of the B300's BF16 and FP8 peaks to the "
         "GB300's (1100 W vs 1400 W).",
         sms,
+        sustained % ("%.0f MHz (%s; the boost clock is not published)" % (
+            CLOCKS["b300"]["quoted"], blackwell_clock), 1100, CLOCKS["b300"]["sustained"],
+            " (not measured: the B200's 1339 MHz at 994 W scaled by the cube root of the power "
+            "per SM)"),
     ]
     NOTES["gb300"] = [
-        ultra % "GB300",
+        ultra % ("GB300", gb300_attention),
         "Peaks: GB300 NVL72 page, per rack: FP4 1,080 PFLOPS dense (1,440 sparse), FP8 720 "
         "and BF16 360 PFLOPS with sparsity; / 72 GPUs, sparse figures halved.",
         sms,
+        sustained % ("%.0f MHz (%s; the boost clock is 2070 MHz, facebookexperimental/triton PR "
+                     "2023)" % (CLOCKS["gb300"]["quoted"], blackwell_clock), 1400,
+                     CLOCKS["gb300"]["sustained"],
+                     " (not measured: the B200's 1339 MHz at 994 W scaled by the cube root of "
+                     "the power per SM)"),
     ]
 
 
@@ -605,12 +847,15 @@ def add_flash2(G):
                          "s=8192 hd128), as a fraction of the BF16 peak.")
 
 
-def assume_bf16_from_fp8(g):
-    """Large BF16 GEMMs at the fitted large-FP8 throughput / 1.75; the ramp at the same time."""
-    f8 = g["eff"]["fp8"]
+def fit_bf16_on_msmf(g, gk):
+    """BF16 GEMM efficiency fitted on the power-saturated BF16 point(s); ramp: the FP8 one at
+    the same time (half the FLOPs)."""
+    half = g["eff"]["fp8"]["gemm_half"] / 2
     for p in ("bf16", "fp16"):
-        g["eff"][p]["gemm"] = min(0.95, f8["gemm"] * g["peak"]["fp8"] / 1.75 / g["peak"][p])
-        g["eff"][p]["gemm_half"] = f8["gemm_half"] / 2
+        g["eff"][p]["gemm_half"] = half
+    e = g["eff"]["bf16"]
+    fit(g, pts(gk, "bf16", "gemm"), [lambda v: e.__setitem__("gemm", v)], [0.8], [0.05], [1.0])
+    g["eff"]["fp16"]["gemm"] = e["gemm"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -701,16 +946,23 @@ def gpu_yaml(gk):
     for p, v, c in peaks:
         o += ("  %-6s %-14s%s" % (p + ":", v, ("# " + c) if c else "")).rstrip() + "\n"
     o += "memory: %s\nmemory_bandwidth: %s\n" % (mem, bw)
+    c = g.get("clocks")
+    if c:
+        o += "clocks:                     # SM clocks (docs/calibration.md, \"Sustained clocks\")\n"
+        o += "  peak: %.0f MHz            # the clock peak_flops are quoted at\n" % c["quoted"]
+        if c.get("boost"):
+            o += "  boost: %.0f MHz\n" % c["boost"]
+        o += "  sustained: %.0f MHz       # dense GEMMs at the power limit\n" % c["sustained"]
+        o += "  power_limit: %d W\n" % c["power"]
     o += "efficiency:                 # 16-bit (bf16 / fp16) GEMMs and attention, and GPU-wide terms\n"
     o += "  gemm: %s\n  gemm_half_size: %s GFLOP\n" % (fmt(b["gemm"]), fmt(b["gemm_half"] / 1e9))
     o += "  memory: %s\n  kernel_overhead: %s us\n  sm_count: %d\n" % (
         fmt(g["memory"]), fmt(g["overhead"] * 1e6), g["sm"])
-    fitted = end_to_end_in_training().get(gk, {})
+    fitted, note = in_training_of(gk)
     source = ("fitted on whole layers of a step" if g["in_training"] == 1.0 else
               "assumed: A100 layer fit 0.67 / isolated 0.85")
     o += "  in_training: %s          # %s\n" % (
-        fmt(fitted.get("bf16", g["in_training"])),
-        "fitted on published runs (scripts/fit_end_to_end.py)" if "bf16" in fitted else source)
+        fmt(fitted.get("bf16", g["in_training"])), note if "bf16" in fitted else source)
     o += "  fused_attention:          # cuDNN fused attention\n" + attention_yaml(b["fused"], 4)
     o += "  flash_attention:          # FlashAttention (2 on Ampere, 3 on Hopper, 4 on Blackwell)\n"
     o += attention_yaml(b["flash"], 4)
@@ -723,7 +975,7 @@ def gpu_yaml(gk):
         e = g["eff"][p]
         o += "  %s:\n    gemm: %s\n    gemm_half_size: %s GFLOP\n" % (p, fmt(e["gemm"]), fmt(e["gemm_half"] / 1e9))
         if p in fitted:
-            o += "    in_training: %s          # fitted on published runs (scripts/fit_end_to_end.py)\n" % fmt(fitted[p])
+            o += "    in_training: %s          # %s\n" % (fmt(fitted[p]), note)
         o += "    fused_attention:\n" + attention_yaml(e["fused"], 6)
         o += "    flash_attention:\n" + attention_yaml(e["flash"], 6)
     return fname, o
@@ -743,8 +995,9 @@ def residual_tables():
 def csv_text(tables):
     lines = ["# Written by scripts/fit_compute_model.py: published kernel measurements (TFLOP/s)",
              "# and the compute model's prediction; tests/test_compute_model.cc recomputes them.",
+             "# clock_ratio: the SM clock the measurement ran at / the clock the peaks are quoted at.",
              "table,gpu_file,precision,op,backend,backward,m,n,k,batch,heads,seq,head_dim,causal,"
-             "measured_tflops,predicted_tflops,fitted"]
+             "measured_tflops,predicted_tflops,fitted,clock_ratio"]
     for table, rows in tables.items():
         for p, pred, _ in rows:
             gk = p["gpu"]
@@ -759,7 +1012,8 @@ def csv_text(tables):
                 be, bw = p["backend"], int(p["backward"])
             lines.append(",".join(['"%s"' % table, f, p["prec"], p["op"], be, str(bw)] +
                                   [str(v) for v in vals] +
-                                  ["%g" % p["tf"], "%.6g" % pred, "0" if p.get("check") else "1"]))
+                                  ["%g" % p["tf"], "%.6g" % pred, "0" if p.get("check") else "1",
+                                   "%.6g" % clock_ratio(GPUS[gk], p)]))
     return "\n".join(lines) + "\n"
 
 
@@ -795,11 +1049,16 @@ def doc_text(tables):
                 fl["forward"], fl["backward"], fl["half_seq"], fl["backward_half_seq"],
                 fl["causal_seq"], fl["half_head_dim"]))
     o.append("")
-    o.append("| GPU | memory (fraction of HBM bandwidth) | kernel overhead | SMs |")
-    o.append("|---|---|---|---|")
+    o.append("| GPU | memory (fraction of HBM bandwidth) | kernel overhead | SMs | clocks: peak quoted at / boost / sustained (MHz), power limit | in step: sustained / quoted |")
+    o.append("|---|---|---|---|---|---|")
     for gk in ("a100", "h100", "h200", "b200", "gb200", "b300", "gb300"):
         g = GPUS[gk]
-        o.append("| %s | %.3f | %.2g us | %d |" % (GPU_FILES[gk][1], g["memory"], g["overhead"] * 1e6, g["sm"]))
+        c = g.get("clocks")
+        clocks = ("%.0f / %s / %.0f, %d W" % (c["quoted"], "%.0f" % c["boost"] if c.get("boost")
+                                              else "-", c["sustained"], c["power"])) if c else "-"
+        ratio = "%.3f" % (c["sustained"] / c["quoted"]) if c else "1"
+        o.append("| %s | %.3f | %.2g us | %d | %s | %s |" % (
+            GPU_FILES[gk][1], g["memory"], g["overhead"] * 1e6, g["sm"], clocks, ratio))
     o.append("")
     o.append("Assumptions where the reference has no data:")
     o.append("")

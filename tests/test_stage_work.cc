@@ -188,3 +188,24 @@ TEST_CASE("tensor-core kernels inside a step run at gpu.efficiency.in_training o
   CHECK(b.compute_s == Approx(2 * a.compute_s).epsilon(1e-6));
   CHECK(b.flops == a.flops);  // the work is the same; only its rate changed
 }
+
+TEST_CASE("tensor-core kernels inside a step run at the sustained clock (gpu.clocks)",
+          "[workload]") {
+  // Same free cluster: peaks quoted at 2000 MHz, dense work sustained at 1500 MHz makes every
+  // pass 4/3 as long; a clocks block without `sustained` changes nothing.
+  const ModelSpec m = gpt_model(4, 1024, 16, 1024, 32000);
+  ClusterSpec c = free_comm_cluster(1);
+  const auto pass = [&](const ClusterSpec& cluster) {
+    return build_workload(scenario(cluster, m, plan(1, 1, 1, 1, 2, ScheduleKind::k1F1B)))
+        .stages[0]
+        .chunks[0]
+        .forward.compute_s;
+  };
+  const double quoted = pass(c);
+  c.gpu.clocks.quoted_hz = 2000e6;
+  c.gpu.clocks.boost_hz = 2100e6;
+  REQUIRE(quoted > 0);
+  CHECK(pass(c) == Approx(quoted).epsilon(1e-12));
+  c.gpu.clocks.sustained_hz = 1500e6;
+  CHECK(pass(c) == Approx(quoted * 2000 / 1500).epsilon(1e-6));
+}

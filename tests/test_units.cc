@@ -78,6 +78,15 @@ TEST_CASE("FLOP counts and FLOP rates", "[units]") {
   CHECK(parse_ok("5 KFLOPS", Dimension::kFlopRate) == 5e3);
 }
 
+TEST_CASE("clock rates and power", "[units]") {
+  CHECK(parse_ok("1830 MHz", Dimension::kFrequency) == 1830e6);
+  CHECK(parse_ok("1.965 GHz", Dimension::kFrequency) == Approx(1965e6));
+  CHECK(parse_ok("700 W", Dimension::kPower) == 700.0);
+  CHECK(parse_ok("1.2 kW", Dimension::kPower) == Approx(1200.0));
+  CHECK_THAT(parse_error("700 W", Dimension::kFrequency), Catch::Contains("is a power"));
+  CHECK(format_quantity(1465e6, Dimension::kFrequency) == "1.465 GHz");
+}
+
 TEST_CASE("a bare number names the accepted units", "[units]") {
   const std::string e = parse_error("300", Dimension::kBandwidth);
   CHECK_THAT(e, Catch::Contains("no unit"));
@@ -132,8 +141,9 @@ TEST_CASE("format_quantity picks a readable unit", "[units]") {
 }
 
 TEST_CASE("format then parse round-trips", "[units]") {
-  for (Dimension dim : {Dimension::kTime, Dimension::kBytes, Dimension::kBandwidth,
-                        Dimension::kFlops, Dimension::kFlopRate}) {
+  for (Dimension dim :
+       {Dimension::kTime, Dimension::kBytes, Dimension::kBandwidth, Dimension::kFlops,
+        Dimension::kFlopRate, Dimension::kFrequency, Dimension::kPower}) {
     for (double v : {1.0, 2.5e-6, 3e11, 4096.0, 312e12}) {
       const std::string text = format_quantity(v, dim);
       CHECK(parse_ok(text, dim) == Approx(v).epsilon(1e-3));

@@ -76,6 +76,22 @@ struct ComputeEfficiency {
   int sm_count = 0;
 };
 
+// SM clocks of a GPU (gpu.clocks). Datasheet peaks are SMs x FLOP per clock x `quoted_hz`;
+// dense tensor-core work at the board power limit settles at `sustained_hz`, so a kernel in a
+// training step runs at sustained / quoted of its throughput at the quoted clock (a fat GEMM
+// does ~0.9 of its FLOP per clock at either clock: stas00/ml-engineering, MAMF/MSMF table).
+// 0: not given.
+struct GpuClocks {
+  double quoted_hz = 0;      // clock the datasheet peak_flops are quoted at
+  double boost_hz = 0;       // maximum (boost) SM clock
+  double sustained_hz = 0;   // SM clock under dense GEMM load at power_limit_w
+  double power_limit_w = 0;  // board power limit
+  // Returns sustained / quoted, 1 when either is not given.
+  double sustained_ratio() const {
+    return quoted_hz > 0 && sustained_hz > 0 ? sustained_hz / quoted_hz : 1.0;
+  }
+};
+
 struct GpuSpec {
   std::string name;
   GpuArchitecture architecture = GpuArchitecture::kUnspecified;
@@ -86,6 +102,7 @@ struct GpuSpec {
   double memory_reserved_bytes = 5.0 * (1ull << 30);
   double memory_bandwidth = 0;  // bytes/s
   ComputeEfficiency efficiency;
+  GpuClocks clocks;
 };
 
 // GPUs joined by NVSwitch: one full-duplex link per GPU to a non-blocking switch.

@@ -1,4 +1,6 @@
 // Conversion of the `cluster:` section (docs/schema.md, `cluster`).
+#include <algorithm>
+
 #include "config/section_readers.h"
 
 namespace trident {
@@ -175,6 +177,21 @@ GpuSpec read_gpu(const MapReader& gpu) {
     eff.field([&] { e.memory = *eff.number("memory"); });
     eff.field([&] { e.kernel_overhead_s = *eff.number("kernel_overhead"); });
     eff.field([&] { e.sm_count = static_cast<int>(eff.integer("sm_count").value_or(0)); });
+  });
+  gpu.field([&] {
+    auto clocks = gpu.opt_map("clocks");
+    if (!clocks) return;
+    clocks->check_keys();
+    GpuClocks& c = spec.clocks;
+    clocks->field([&] { c.quoted_hz = clocks->number("peak").value_or(0); });
+    clocks->field([&] { c.boost_hz = clocks->number("boost").value_or(0); });
+    clocks->field([&] { c.sustained_hz = clocks->number("sustained").value_or(0); });
+    clocks->field([&] { c.power_limit_w = clocks->number("power_limit").value_or(0); });
+    if (c.sustained_hz > 0 && c.quoted_hz == 0) {
+      clocks->fail("sustained", "needs `peak`, the clock the peak_flops are quoted at");
+    } else if (c.boost_hz > 0 && std::max(c.quoted_hz, c.sustained_hz) > c.boost_hz) {
+      clocks->fail("boost", "is below `peak` or `sustained` (expected the maximum SM clock)");
+    }
   });
   return spec;
 }

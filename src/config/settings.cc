@@ -167,6 +167,32 @@ std::vector<SettingSection> build_sections() {
            row("efficiency", K::kMap,
                "Compute model parameters (section `cluster.gpu.efficiency`); absent: its "
                "defaults."),
+           row("clocks", K::kMap,
+               "Tensor-core clocks and board power (section `cluster.gpu.clocks`); absent: "
+               "kernels inside a step run at the clock the peaks are quoted at."),
+       }});
+  // The clocks behind the peaks (docs/calibration.md, "Sustained clocks").
+  out.push_back(
+      {"cluster.gpu.clocks",
+       "SM clocks: the datasheet peaks hold at `peak`, dense tensor-core work inside a training "
+       "step runs at `sustained`, so tensor-core kernels in a step run at sustained / peak of "
+       "the throughput the efficiency block gives.",
+       {
+           derived(quantity("peak", D::kFrequency, 1e8, 1e10,
+                            "The clock the datasheet peak_flops are quoted at (SMs x FLOP per "
+                            "clock x this clock = the peak); the efficiency block's fractions "
+                            "are fractions of the peak at this clock."),
+                   "none: no clock scaling"),
+           derived(quantity("boost", D::kFrequency, 1e8, 1e10,
+                            "Maximum (boost) SM clock, what short benchmarks run at."),
+                   "none"),
+           derived(quantity("sustained", D::kFrequency, 1e8, 1e10,
+                            "The SM clock dense GEMMs settle at under the board power limit; "
+                            "needs `peak`."),
+                   "`peak`"),
+           derived(quantity("power_limit", D::kPower, 1, 1e5,
+                            "Board power limit the sustained clock belongs to."),
+                   "none"),
        }});
   std::vector<Setting> peaks;
   for (const char* p : {"bf16", "fp16", "fp8", "tf32", "fp32", "fp4"}) {
@@ -191,10 +217,10 @@ std::vector<SettingSection> build_sections() {
                "0.8"),
            def(number("in_training", 0.05, 1,
                       "16-bit GEMMs and fused attention inside a training step run at this "
-                      "fraction of the isolated-kernel throughput the other fractions describe "
-                      "(1: they were fitted on whole layers of a step; `trident kernel` shows "
-                      "isolated kernels). Fitted on published end-to-end runs by "
-                      "scripts/fit_end_to_end.py."),
+                      "fraction of the isolated-kernel throughput the other fractions describe, "
+                      "after the sustained clock (`cluster.gpu.clocks`) (1: they were fitted on "
+                      "whole layers of a step; `trident kernel` shows isolated kernels). Fitted "
+                      "on published end-to-end runs by scripts/fit_end_to_end.py."),
                "1"),
            def(quantity("kernel_overhead", D::kTime, 0, limits::kMaxLatency,
                         "Fixed cost per kernel (launch and tail)."),

@@ -95,6 +95,14 @@ const UnitDef kUnits[] = {
     {"GFLOP/s", Dimension::kFlopRate, 1e9},
     {"TFLOP/s", Dimension::kFlopRate, 1e12},
     {"PFLOP/s", Dimension::kFlopRate, 1e15},
+    // clock rates
+    {"Hz", Dimension::kFrequency, 1},
+    {"kHz", Dimension::kFrequency, 1e3},
+    {"MHz", Dimension::kFrequency, 1e6},
+    {"GHz", Dimension::kFrequency, 1e9},
+    // power
+    {"W", Dimension::kPower, 1},
+    {"kW", Dimension::kPower, 1e3},
 };
 
 const UnitDef* find_unit(const std::string& symbol) {
@@ -181,6 +189,10 @@ const char* dimension_name(Dimension dim) {
       return "FLOP count";
     case Dimension::kFlopRate:
       return "FLOP rate";
+    case Dimension::kFrequency:
+      return "frequency";
+    case Dimension::kPower:
+      return "power";
   }
   return "quantity";
 }
@@ -197,6 +209,10 @@ const char* accepted_units(Dimension dim) {
       return "FLOP, KFLOP, MFLOP, GFLOP, TFLOP, PFLOP";
     case Dimension::kFlopRate:
       return "FLOPS, KFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS (or TFLOP/s)";
+    case Dimension::kFrequency:
+      return "Hz, kHz, MHz, GHz";
+    case Dimension::kPower:
+      return "W, kW";
   }
   return "";
 }
@@ -277,8 +293,10 @@ std::string format_quantity(double v, Dimension dim) {
                                     {1, "FLOP"}};
   static const Step kRateSteps[] = {{1e15, "PFLOPS"}, {1e12, "TFLOPS"}, {1e9, "GFLOPS"},
                                     {1e6, "MFLOPS"},  {1e3, "KFLOPS"},  {1, "FLOPS"}};
+  static const Step kFrequencySteps[] = {{1e9, "GHz"}, {1e6, "MHz"}, {1e3, "kHz"}, {1, "Hz"}};
+  static const Step kPowerSteps[] = {{1e3, "kW"}, {1, "W"}};
   if (v == 0) {
-    static const char* const kBase[] = {"s", "B", "B/s", "FLOP", "FLOPS"};
+    static const char* const kBase[] = {"s", "B", "B/s", "FLOP", "FLOPS", "Hz", "W"};
     return std::string("0 ") + kBase[static_cast<int>(dim)];
   }
   const Step* steps = nullptr;
@@ -314,6 +332,12 @@ std::string format_quantity(double v, Dimension dim) {
       break;
     case Dimension::kFlopRate:
       steps = kRateSteps, count = 6;
+      break;
+    case Dimension::kFrequency:
+      steps = kFrequencySteps, count = 4;
+      break;
+    case Dimension::kPower:
+      steps = kPowerSteps, count = 2;
       break;
   }
   if (steps == nullptr || count == 0) return short_number(v);

@@ -14,6 +14,8 @@ enum class Dimension {
   kBandwidth,  // B/s, KB/s, MB/s, GB/s, TB/s (also GBps), bps, Kbps, Mbps, Gbps, Tbps (bits!)
   kFlops,      // FLOP, KFLOP, MFLOP, GFLOP, TFLOP, PFLOP (a count)
   kFlopRate,   // FLOPS, KFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS (per second)
+  kFrequency,  // Hz, kHz, MHz, GHz (clock rates)
+  kPower,      // W, kW
 };
 
 // Returns the dimension's name for messages, e.g. "bandwidth".

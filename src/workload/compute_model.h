@@ -20,7 +20,8 @@
 // Memory-bound kernels (norms, softmax, dropout, casts, element-wise) move `bytes` through HBM
 // at `memory` of its bandwidth. Every kernel also pays `kernel_overhead_s` (launch and tail).
 // The parameters live in the GPU file's `efficiency` block, fitted once per GPU and precision
-// by scripts/fit_compute_model.py (docs/calibration.md).
+// by scripts/fit_compute_model.py (docs/calibration.md). The times here are isolated kernels at
+// the clock the peaks are quoted at; inside a step tensor-core kernels run at in_step() of that.
 #ifndef TRIDENT_WORKLOAD_COMPUTE_MODEL_H_
 #define TRIDENT_WORKLOAD_COMPUTE_MODEL_H_
 
@@ -105,6 +106,10 @@ class ComputeModel {
   // inside a training step (gpu.efficiency.in_training, or its precision block's); the times
   // above are isolated kernels.
   double in_training(Precision p) const { return precision_efficiency(p).in_training; }
+  // Returns the fraction of the kernel times' throughput tensor-core kernels at `p` reach inside
+  // a training step: in_training(p) x the sustained clock under the power limit / the clock
+  // the peaks are quoted at (gpu.clocks; 1 without it).
+  double in_step(Precision p) const { return in_training(p) * gpu_.clocks.sustained_ratio(); }
   double element_bytes() const { return element_bytes_; }
   // Returns the parameters the model uses at `p` (its block, else the 16-bit ones).
   PrecisionEfficiency precision_efficiency(Precision p) const;

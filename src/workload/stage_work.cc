@@ -95,11 +95,12 @@ double op_time(const Op& op, const Timing& tm) {
     }
   }
   switch (op.kind) {
-    // Tensor-core kernels run slower inside a step than in isolation (gpu.efficiency.in_training).
+    // Tensor-core kernels run slower inside a step than in isolation: the sustained clock under
+    // the power limit (gpu.clocks) and gpu.efficiency.in_training.
     case OpKind::kGemm: {
       const Precision p = op_precision(op, tm);
       return (op.grouped ? tm.cm.grouped_gemm_time(op.gemm, p) : tm.cm.gemm_time(op.gemm, p)) /
-             tm.cm.in_training(p);
+             tm.cm.in_step(p);
     }
     case OpKind::kAttention: {
       double time = tm.cm.attention_time(op.attention, tm.backend, tm.attention, op.backward);
@@ -109,7 +110,7 @@ double op_time(const Op& op, const Timing& tm) {
         other.kv_s = op.attention.s;
         time = std::max(time, tm.cm.attention_time(other, tm.backend, tm.attention, op.backward));
       }
-      return time / tm.cm.in_training(tm.attention);
+      return time / tm.cm.in_step(tm.attention);
     }
     case OpKind::kMemory:
       return tm.cm.memory_time(op.bytes);
@@ -121,12 +122,12 @@ double op_time(const Op& op, const Timing& tm) {
   return 0;
 }
 
-// The per-kernel overhead inside op_time(op) (which tensor-core kernels pay at the in-training
+// The per-kernel overhead inside op_time(op) (which tensor-core kernels pay at the in-step
 // slowdown too), for booking it apart (docs/explain.md).
 double overhead_in(const Op& op, const Timing& tm) {
   const double overhead = tm.cm.gpu().efficiency.kernel_overhead_s;
   if (op.kind == OpKind::kMemory) return overhead;
-  return overhead / tm.cm.in_training(op_precision(op, tm));
+  return overhead / tm.cm.in_step(op_precision(op, tm));
 }
 
 // Returns op_time(op) and books the kernel to its class in `pass` (op_classes.h).
