@@ -31,6 +31,9 @@ TEST_CASE("optimizer state: bf16 moments and fp16 master weights shrink it by th
   CHECK(fp32.stages[2].memory.optimizer == Approx(params * 12 / 16).epsilon(1e-12));
   sc.plan.precision_aware_optimizer = true;
   sc.plan.exp_avg_dtype = sc.plan.exp_avg_sq_dtype = StateDtype::kBf16;
+  // The fp32 master is stored as the 16 bits the bf16 parameter lacks (D5) unless turned off.
+  CHECK(build_workload(sc).stages[2].memory.optimizer == Approx(params * 6 / 16).epsilon(1e-12));
+  sc.plan.store_param_remainders = false;
   CHECK(build_workload(sc).stages[2].memory.optimizer == Approx(params * 8 / 16).epsilon(1e-12));
   sc.plan.main_params_dtype = StateDtype::kFp16;
   sc.plan.exp_avg_sq_dtype = StateDtype::kFp8;
