@@ -143,6 +143,7 @@ TEST_CASE("memory D3: the MLP keeps (2g + 2) f / h of s b h / t, FP8 (2g + 1) f 
           "[workload][memory]") {
   // Llama-3 70B-like: SwiGLU (g = 2), f = 3.5 h, grouped-query attention 64 / 8.
   ModelSpec m = gpt_model(80, 8192, 64, 8192, 128256);
+  m.attention_dropout = m.hidden_dropout = 0;
   m.swiglu = true;
   m.ffn_hidden_size = 28672;
   m.num_query_groups = 8;

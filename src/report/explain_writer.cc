@@ -125,11 +125,18 @@ std::string format_explain_table(const Report& r) {
   }
   if (s.logits_gib > 0) o += fmt::format(" + logits {:.1f}", s.logits_gib);
   o += fmt::format(" = {:.1f}\n", s.memory_gib);
-  o += fmt::format(
-      "    torch.cuda.max_memory_allocated ~ {:.1f} (with {:.2f} of cuBLAS workspaces); outside "
-      "PyTorch: CUDA context {:.2f} + NCCL {:.2f} + userbuffers {:.2f}; whole GPU {:.1f}\n",
-      s.allocated_gib, s.workspaces_gib, s.cuda_context_gib, s.nccl_gib, s.userbuffers_gib,
-      s.device_gib);
+  // A given gpu.memory_reserved replaces the computed terms: no breakdown to show.
+  const bool computed = s.cuda_context_gib + s.nccl_gib + s.userbuffers_gib + s.workspaces_gib > 0;
+  if (computed || s.reserved_gib == 0) {
+    o += fmt::format(
+        "    torch.cuda.max_memory_allocated ~ {:.1f} (with {:.2f} of cuBLAS workspaces); outside "
+        "PyTorch: CUDA context {:.2f} + NCCL {:.2f} + userbuffers {:.2f}; whole GPU {:.1f}\n",
+        s.allocated_gib, s.workspaces_gib, s.cuda_context_gib, s.nccl_gib, s.userbuffers_gib,
+        s.device_gib);
+  } else {
+    o += fmt::format("    + {:.1f} reserved (cluster.gpu.memory_reserved); whole GPU {:.1f}\n",
+                     s.reserved_gib, s.device_gib);
+  }
   return o;
 }
 
