@@ -209,8 +209,8 @@ TEST_CASE("explain: the report's section, its sums and its JSON keys", "[explain
     // Memory terms sum to the fullest stage's footprint, which is the report's peak.
     const auto& m = j.at("memory_gib");
     double terms = 0;
-    for (const char* key :
-         {"weights", "gradients", "optimizer", "activations", "cp_buffers", "dispatch_buffers"}) {
+    for (const char* key : {"weights", "gradients", "optimizer", "activations", "cp_buffers",
+                            "dispatch_buffers", "logits"}) {
       terms += m.at(key).get<double>();
     }
     CHECK(terms == Approx(m.at("total").get<double>()).epsilon(1e-12));

@@ -46,7 +46,11 @@ double optimizer_state_bytes(const PlanSpec& p) {
 // and variance, write master, momentum and variance, and the 16-bit weights (2 B): 30 B in
 // fp32.
 double adam_bytes_per_param(const PlanSpec& p) {
-  return 2 * optimizer_state_bytes(p) + state_dtype_bytes(p.main_grads_dtype) + 2;
+  // A master stored as remainders also reads the bf16 parameter to rebuild the fp32 value
+  // (TE's multi_tensor_adam_param_remainder, optimizers/fused_adam.py:367-379).
+  const double remainder_read =
+      master_param_bytes(p) < state_dtype_bytes(p.main_params_dtype) ? 2 : 0;
+  return 2 * optimizer_state_bytes(p) + state_dtype_bytes(p.main_grads_dtype) + 2 + remainder_read;
 }
 // Megatron's default gradient bucket: max(40M, 1M x data-parallel size) parameters.
 constexpr double kBucketParams = 40e6;
