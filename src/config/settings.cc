@@ -605,11 +605,11 @@ std::vector<SettingSection> build_sections() {
                           "below (Megatron-Core's precision-aware optimizer)."),
                   "false"),
               "--use-precision-aware-optimizer"),
-           mg(def(boolean("store_param_remainders",
-                          "Precision-aware optimizer with an fp32 master and bf16 parameters: "
-                          "keep only the master's 16 low bits (2 B per parameter, not 4)."),
-                  "true"),
-              "--no-store-param-remainders"),
+           def(boolean("store_param_remainders",
+                       "Precision-aware optimizer with an fp32 master and bf16 parameters: keep "
+                       "only the master's 16 low bits (2 B per parameter, not 4; Megatron-Core "
+                       "OptimizerConfig.store_param_remainders)."),
+               "true"),
            mg(def(choice("main_params_dtype", {"fp32", "fp16"},
                          "Dtype of the optimizer's master weights (not fp32: needs "
                          "use_precision_aware_optimizer)."),
