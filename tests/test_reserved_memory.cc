@@ -288,3 +288,21 @@ TEST_CASE("memory: the nemo2407 runs trident refuses, as the mechanisms give the
       1);
   CHECK(llama3_8b < -5);
 }
+
+TEST_CASE("reserved memory: data-parallel all-reduces inside a node map NVLS once",
+          "[workload][memory]") {
+  // t2 d4 on one 8-GPU node without the distributed optimizer: the gradient all-reduce runs
+  // inside the island; across two nodes (d8) it does not.
+  Scenario sc = scenario(h100_cluster(1), gpt_model(8, 4096, 32, 2048, 32000),
+                         plan(2, 1, 4, 1, 4, ScheduleKind::k1F1B));
+  sc.plan.sequence_parallel = true;
+  const double one_node = reserved_memory(sc.cluster, sc.model, sc.plan, 0).nccl;
+  sc.plan.distributed_optimizer = true;
+  CHECK(one_node - reserved_memory(sc.cluster, sc.model, sc.plan, 0).nccl == 32 * kMiB);
+  sc.cluster.nodes = 2;
+  sc.plan.data = 8;
+  sc.plan.distributed_optimizer = false;
+  const double two_nodes = reserved_memory(sc.cluster, sc.model, sc.plan, 0).nccl;
+  sc.plan.distributed_optimizer = true;
+  CHECK(two_nodes == reserved_memory(sc.cluster, sc.model, sc.plan, 0).nccl);
+}

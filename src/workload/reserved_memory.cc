@@ -138,7 +138,10 @@ ReservedMemory reserved_memory(const ClusterSpec& cluster, const ModelSpec& mode
   // In-switch reduction: a single-island all-reduce (TP without sequence parallelism, data
   // parallelism without the distributed optimizer) runs NVLS and maps its buffers.
   if (t > 1 && !plan.sequence_parallel && in_island(ParallelDim::kTensor, t)) r.nccl += nvls;
-  if (d * cp > 1 && !plan.distributed_optimizer && in_island(ParallelDim::kData, d * cp)) {
+  // The data x context group spans its outer dimension's stride times that dimension's size.
+  const int dp_cp_span = std::max(stride_of(plan, ParallelDim::kContext) * cp,
+                                  stride_of(plan, ParallelDim::kData) * d);
+  if (d * cp > 1 && !plan.distributed_optimizer && island > 0 && dp_cp_span <= island) {
     r.nccl += nvls;
   }
 
