@@ -253,7 +253,8 @@ def simulate(row, binary, sets=(), workdir=None):
             dropped.append(f"{section}.{key}={json.dumps(sc[section].pop(key))}")
         else:
             return {"error": "too many refused settings", "dropped": dropped, "applied": applied}
-    stage = max(rep["stages"], key=lambda st: st["memory_gib"])
+    # The fullest GPU: its tensors and its reserve (device_gib; memory_gib in older reports).
+    stage = max(rep["stages"], key=lambda st: st.get("device_gib", st["memory_gib"]))
     return {
         "predicted_s": rep["step_time_s"],
         "fits": rep["fits_in_memory"],

@@ -95,8 +95,10 @@ TEST_CASE("ETP 1: expert weights split over EP, gradients reduce over t d / EP",
   CHECK(build_workload(ep1).stages[0].expert_params_per_gpu ==
         Approx(4 * 8 * routed_expert_params(m)).epsilon(1e-12));
   // Activations: the experts' input is the rank's own copies (ETP T k L / t tokens) at whole
-  // width: T k / t (h + 3 f), the probabilities 4 T k, less the dense MLP's 16 T h / t.
-  const double delta = T * 2 / t * (h + 3 * 512) * 2 + 4 * T * 2 - 16 * T * h / t;
+  // width: T k / t (h + 3 f), the probabilities 4 T k, less the dense MLP's (2g + 2) f / h of
+  // T h / t.
+  const double delta =
+      T * 2 / t * (h + 3 * 512) * 2 + 4 * T * 2 - dense_mlp_activation_bytes(m, sc.plan);
   CHECK(moe_activation_delta_bytes(m, sc.plan) == Approx(delta).epsilon(1e-12));
   CHECK(mid.memory.dispatch_buffers == 2 * T * 2 * h / t * 2);
 }

@@ -167,10 +167,11 @@ TEST_CASE("explain: the report's section, its sums and its JSON keys", "[explain
     const Workload w = build_workload(sc);
     const Report r = make_report(sc, w, synthetic_timeline(sc, w), "fast");
     const Explain& e = r.explain;
-    // The busiest and the fullest stages.
+    // The busiest and the fullest stages (tensors and reserve).
     for (const StageReport& s : r.stages) {
       CHECK(s.compute_s <= e.compute_s);
-      CHECK(s.memory_gib <= r.stages[e.memory_stage].memory_gib);
+      CHECK(s.device_gib <= r.stages[e.memory_stage].device_gib);
+      CHECK(s.device_gib == Approx(s.memory_gib + s.reserved_gib).epsilon(1e-12));
     }
     CHECK(e.compute_s == r.stages[e.stage].compute_s);
     REQUIRE(e.compute.size() == static_cast<size_t>(kOpClassCount));
@@ -208,8 +209,8 @@ TEST_CASE("explain: the report's section, its sums and its JSON keys", "[explain
     // Memory terms sum to the fullest stage's footprint, which is the report's peak.
     const auto& m = j.at("memory_gib");
     double terms = 0;
-    for (const char* key :
-         {"weights", "gradients", "optimizer", "activations", "cp_buffers", "dispatch_buffers"}) {
+    for (const char* key : {"weights", "gradients", "optimizer", "activations", "cp_buffers",
+                            "dispatch_buffers", "logits"}) {
       terms += m.at(key).get<double>();
     }
     CHECK(terms == Approx(m.at("total").get<double>()).epsilon(1e-12));

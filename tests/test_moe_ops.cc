@@ -135,8 +135,9 @@ TEST_CASE("MoE memory: experts divided by EP, activations and dispatch buffers",
   // Dispatch buffers: 2 T k h / t 16-bit elements.
   CHECK(mid.memory.dispatch_buffers == 2 * T * 2 * h / t * 2);
   // Activations: the routed copies (T k h), fc1 and SwiGLU outputs (T k 3 f / t), the routing
-  // probabilities (4 T k), in place of the dense MLP's 16 T h / t.
-  const double delta = T * 2 * (h + 3 * 512 / t) * 2 + 4 * T * 2 - 16 * T * h / t;
+  // probabilities (4 T k), in place of the dense MLP's (2g + 2) f / h of T h / t.
+  const double delta =
+      T * 2 * (h + 3 * 512 / t) * 2 + 4 * T * 2 - dense_mlp_activation_bytes(m, sc.plan);
   CHECK(moe_activation_delta_bytes(m, sc.plan) == Approx(delta).epsilon(1e-12));
   // Full recomputation keeps only each layer's input.
   const Scenario full = tiny_moe({"plan.recompute=full"});

@@ -97,9 +97,10 @@ struct GpuSpec {
   GpuArchitecture architecture = GpuArchitecture::kUnspecified;
   std::map<Precision, double> peak_flops;  // FLOP/s, dense
   double memory_bytes = 0;
-  // HBM a training process cannot use for the model: CUDA context, NCCL buffers, allocator
-  // fragmentation (gpu.memory_reserved; docs/schema.md gives the figures behind the default).
-  double memory_reserved_bytes = 5.0 * (1ull << 30);
+  // HBM a training process cannot use for the model (gpu.memory_reserved), given by the user;
+  // < 0: computed from the plan (workload/reserved_memory.h: CUDA context, NCCL buffers,
+  // userbuffers, workspaces).
+  double memory_reserved_bytes = -1;
   double memory_bandwidth = 0;  // bytes/s
   ComputeEfficiency efficiency;
   GpuClocks clocks;

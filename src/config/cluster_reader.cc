@@ -134,7 +134,9 @@ GpuSpec read_gpu(const MapReader& gpu) {
     }
   });
   gpu.field([&] { spec.memory_bytes = *gpu.number("memory"); });
-  gpu.field([&] { spec.memory_reserved_bytes = *gpu.number("memory_reserved"); });
+  gpu.field([&] {
+    if (const auto reserved = gpu.number("memory_reserved")) spec.memory_reserved_bytes = *reserved;
+  });
   gpu.field([&] { spec.memory_bandwidth = *gpu.number("memory_bandwidth"); });
 
   gpu.field([&] {

@@ -96,6 +96,9 @@ struct PlanSpec {
   // The optimizer's state dtypes (precision_aware_optimizer; fp32 without it): master
   // weights, main gradients, first and second Adam moments.
   bool precision_aware_optimizer = false;
+  // With the precision-aware optimizer and an fp32 master: keep only the 16 bits of the master
+  // that the bf16 parameter lacks (Megatron-Core's store_param_remainders).
+  bool store_param_remainders = true;
   StateDtype main_params_dtype = StateDtype::kFp32;
   StateDtype main_grads_dtype = StateDtype::kFp32;
   StateDtype exp_avg_dtype = StateDtype::kFp32;

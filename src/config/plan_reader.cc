@@ -225,6 +225,7 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { p.overlap_param_gather = *map.flag("overlap_param_gather"); });
   map.field([&] { p.grad_reduce_in_bf16 = *map.flag("grad_reduce_in_bf16"); });
   map.field([&] { p.precision_aware_optimizer = *map.flag("use_precision_aware_optimizer"); });
+  map.field([&] { p.store_param_remainders = *map.flag("store_param_remainders"); });
   for (const auto& [key, field] :
        {std::pair<const char*, StateDtype*>{"main_params_dtype", &p.main_params_dtype},
         {"main_grads_dtype", &p.main_grads_dtype},

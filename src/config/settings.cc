@@ -157,11 +157,13 @@ std::vector<SettingSection> build_sections() {
                    "least one.")),
            req(quantity("memory", D::kBytes, kMinGpuMemory, limits::kMaxGpuMemory,
                         "HBM capacity per GPU.")),
-           def(quantity("memory_reserved", D::kBytes, 0, limits::kMaxGpuMemory,
-                        "HBM that holds no model state: the CUDA context (~0.5-1 GiB), NCCL "
-                        "communicator buffers (~1-2 GiB at scale) and the caching allocator's "
-                        "fragmentation (a few GiB); part of the fits-in-memory verdict."),
-               "5 GiB"),
+           derived(quantity("memory_reserved", D::kBytes, 0, limits::kMaxGpuMemory,
+                            "HBM that holds no model state, part of the fits-in-memory verdict; "
+                            "given, it replaces the computed terms: the CUDA context (1.79 GiB "
+                            "measured on H100), NCCL buffers of the plan's communicators, "
+                            "Transformer Engine's userbuffers and GEMM workspaces "
+                            "(docs/memory.md)."),
+                   "computed from the plan"),
            req(quantity("memory_bandwidth", D::kBandwidth, kMinMemoryBandwidth,
                         limits::kMaxMemoryBandwidth, "HBM bandwidth per GPU (datasheet).")),
            row("efficiency", K::kMap,
@@ -656,6 +658,11 @@ std::vector<SettingSection> build_sections() {
                           "below (Megatron-Core's precision-aware optimizer)."),
                   "false"),
               "--use-precision-aware-optimizer"),
+           def(boolean("store_param_remainders",
+                       "Precision-aware optimizer with an fp32 master and bf16 parameters: keep "
+                       "only the master's 16 low bits (2 B per parameter, not 4; Megatron-Core "
+                       "OptimizerConfig.store_param_remainders)."),
+               "true"),
            mg(def(choice("main_params_dtype", {"fp32", "fp16"},
                          "Dtype of the optimizer's master weights (not fp32: needs "
                          "use_precision_aware_optimizer)."),

@@ -53,10 +53,21 @@ Json explain_json(const Report& r) {
   Json memory;
   if (!r.stages.empty()) {
     const StageReport& s = r.stages[e.memory_stage];
-    memory = {{"weights", s.weights_gib},       {"gradients", s.gradients_gib},
-              {"optimizer", s.optimizer_gib},   {"activations", s.activations_gib},
-              {"cp_buffers", s.cp_buffers_gib}, {"dispatch_buffers", s.dispatch_buffers_gib},
-              {"total", s.memory_gib},          {"reserved", r.memory_reserved_gib}};
+    memory = {{"weights", s.weights_gib},
+              {"gradients", s.gradients_gib},
+              {"optimizer", s.optimizer_gib},
+              {"activations", s.activations_gib},
+              {"cp_buffers", s.cp_buffers_gib},
+              {"dispatch_buffers", s.dispatch_buffers_gib},
+              {"logits", s.logits_gib},
+              {"total", s.memory_gib},
+              {"allocated", s.allocated_gib},
+              {"reserved", r.memory_reserved_gib},
+              {"cuda_context", s.cuda_context_gib},
+              {"nccl", s.nccl_gib},
+              {"userbuffers", s.userbuffers_gib},
+              {"workspaces", s.workspaces_gib},
+              {"device", s.device_gib}};
   }
   j["memory_gib"] = std::move(memory);
   return j;
@@ -112,7 +123,20 @@ std::string format_explain_table(const Report& r) {
   if (s.dispatch_buffers_gib > 0) {
     o += fmt::format(" + dispatch buffers {:.1f}", s.dispatch_buffers_gib);
   }
-  o += fmt::format(" = {:.1f} (+ {:.1f} reserved)\n", s.memory_gib, r.memory_reserved_gib);
+  if (s.logits_gib > 0) o += fmt::format(" + logits {:.1f}", s.logits_gib);
+  o += fmt::format(" = {:.1f}\n", s.memory_gib);
+  // A given gpu.memory_reserved replaces the computed terms: no breakdown to show.
+  const bool computed = s.cuda_context_gib + s.nccl_gib + s.userbuffers_gib + s.workspaces_gib > 0;
+  if (computed || s.reserved_gib == 0) {
+    o += fmt::format(
+        "    torch.cuda.max_memory_allocated ~ {:.1f} (with {:.2f} of cuBLAS workspaces); outside "
+        "PyTorch: CUDA context {:.2f} + NCCL {:.2f} + userbuffers {:.2f}; whole GPU {:.1f}\n",
+        s.allocated_gib, s.workspaces_gib, s.cuda_context_gib, s.nccl_gib, s.userbuffers_gib,
+        s.device_gib);
+  } else {
+    o += fmt::format("    + {:.1f} reserved (cluster.gpu.memory_reserved); whole GPU {:.1f}\n",
+                     s.reserved_gib, s.device_gib);
+  }
   return o;
 }
 

@@ -25,8 +25,8 @@ Explain make_explain(const Workload& w, const std::vector<StageReport>& stages) 
   double peak_memory = -1;
   for (const StageReport& s : stages) {
     if (s.compute_s > stages[e.stage].compute_s) e.stage = s.stage;
-    if (s.memory_gib > peak_memory) {
-      peak_memory = s.memory_gib;
+    if (s.device_gib > peak_memory) {
+      peak_memory = s.device_gib;
       e.memory_stage = s.stage;
     }
   }
@@ -172,12 +172,24 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.activations_gib = work.memory.activations / kGiB;
     s.cp_buffers_gib = work.memory.cp_buffers / kGiB;
     s.dispatch_buffers_gib = work.memory.dispatch_buffers / kGiB;
+    s.logits_gib = work.memory.logits_transient / kGiB;
     s.memory_gib = work.memory.total() / kGiB;
+    s.allocated_gib = work.memory.allocated() / kGiB;
+    const ReservedMemory& reserve = work.memory.reserved;
+    s.cuda_context_gib = reserve.cuda_context / kGiB;
+    s.nccl_gib = reserve.nccl / kGiB;
+    s.userbuffers_gib = reserve.userbuffers / kGiB;
+    s.workspaces_gib = reserve.workspaces / kGiB;
+    s.reserved_gib = reserve.total() / kGiB;
+    s.device_gib = work.memory.device_total() / kGiB;
     s.microbatches_in_flight = work.memory.microbatches_in_flight;
-    r.peak_memory_gib = std::max(r.peak_memory_gib, s.memory_gib);
   }
   r.explain = make_explain(w, r.stages);
-  r.memory_reserved_gib = sc.cluster.gpu.memory_reserved_bytes / kGiB;
+  // The fullest GPU (its tensors and its reserve) gives the peak and the reserve shown.
+  if (!r.stages.empty()) {
+    r.peak_memory_gib = r.stages[r.explain.memory_stage].memory_gib;
+    r.memory_reserved_gib = r.stages[r.explain.memory_stage].reserved_gib;
+  }
   r.memory_margin_gib = memory_margin_bytes(sc.cluster, w) / kGiB;
   r.fits_in_memory = r.memory_margin_gib >= 0;
   return r;

@@ -30,6 +30,16 @@ struct StageReport {
   double weights_gib = 0, gradients_gib = 0, optimizer_gib = 0, activations_gib = 0;
   double cp_buffers_gib = 0;        // context-parallel receive buffers
   double dispatch_buffers_gib = 0;  // MoE all-to-all buffers of one layer
+  double logits_gib = 0;            // last stage: the 16-bit logits while the loss runs
+  // What torch.cuda.max_memory_allocated would read: memory_gib and the cuBLAS workspaces.
+  double allocated_gib = 0;
+  // Besides the model's tensors (workload/reserved_memory.h): CUDA context, NCCL buffers and
+  // userbuffers (outside PyTorch's allocator), and the workspaces (inside it); their sum is
+  // reserved_gib (gpu.memory_reserved when given), and memory_gib + reserved_gib is what
+  // nvidia-smi would read (device_gib).
+  double cuda_context_gib = 0, nccl_gib = 0, userbuffers_gib = 0, workspaces_gib = 0;
+  double reserved_gib = 0;
+  double device_gib = 0;
   int microbatches_in_flight = 0;
 };
 
@@ -54,7 +64,7 @@ struct Explain {
   int stage = 0;         // the stage with the most compute seconds (the first of equals)
   double compute_s = 0;  // its compute_s (StageReport); the classes' seconds sum to it
   std::vector<ExplainClass> compute;  // every OpClass, in its order
-  int memory_stage = 0;               // the stage with the largest footprint (peak_memory_gib)
+  int memory_stage = 0;  // the fullest GPU's stage: largest device_gib (tensors and reserve)
 };
 
 struct Report {
@@ -95,7 +105,7 @@ struct Report {
   double cp_comm_exposed_s = 0;
   double ep_comm_exposed_s = 0;
   double peak_memory_gib = 0;
-  double memory_reserved_gib = 0;  // cluster.gpu.memory_reserved
+  double memory_reserved_gib = 0;  // the fullest GPU's reserve (StageReport::reserved_gib)
   // HBM left on the fullest GPU: memory - reserved - peak (negative: does not fit).
   double memory_margin_gib = 0;
   bool fits_in_memory = true;  // memory_margin_gib >= 0

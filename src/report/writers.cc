@@ -136,6 +136,14 @@ std::string format_json(const Report& r) {
                       {"activations_gib", s.activations_gib},
                       {"cp_buffers_gib", s.cp_buffers_gib},
                       {"dispatch_buffers_gib", s.dispatch_buffers_gib},
+                      {"logits_gib", s.logits_gib},
+                      {"allocated_gib", s.allocated_gib},
+                      {"reserved_gib", s.reserved_gib},
+                      {"cuda_context_gib", s.cuda_context_gib},
+                      {"nccl_gib", s.nccl_gib},
+                      {"userbuffers_gib", s.userbuffers_gib},
+                      {"workspaces_gib", s.workspaces_gib},
+                      {"device_gib", s.device_gib},
                       {"microbatches_in_flight", s.microbatches_in_flight}});
   }
   j["stages"] = std::move(stages);

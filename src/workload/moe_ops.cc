@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workload/stage_work.h"
+
 namespace trident {
 namespace {
 
@@ -148,12 +150,21 @@ double moe_activation_delta_bytes(const ModelSpec& m, const PlanSpec& p) {
   const double T = double(p.micro_batch_size) * m.seq_length / p.context, h = m.hidden_size;
   const double t = p.tensor, etp = p.expert_tensor();
   const double k = m.moe_router_topk, load = moe_expert_load(m, p), g = m.swiglu ? 2 : 1;
-  const double e = 2;
+  // The experts' GEMMs (TE GroupedLinear) save their inputs as the GEMM read them: FP8 with the
+  // recipe's scales under fp8 (TE keeps the quantized input's column-wise data), 16
+  // bits otherwise (module/grouped_linear.py:540-560 at d0067d0); the activation function saves
+  // the FC1 output in 16 bits.
+  const bool fp8 = p.precision == Precision::kFp8;
+  const double scale = fp8 ? fp8_scale_bytes_per_element(p.fp8_recipe) : 0;
+  const double in = fp8 ? 1 + scale : 2;
+  const double f = double(m.moe_ffn_hidden_size) / etp, fs = m.moe_shared_expert_intermediate_size;
   // The experts' input on a rank: its ETP group's copies, ETP T k L / t tokens.
-  const double routed =
-      etp / t * T * k * load * (h + (g + 1) * double(m.moe_ffn_hidden_size) / etp) * e;
-  const double shared = T * (g + 1) * double(m.moe_shared_expert_intermediate_size) / t * e;
-  return routed + shared + 4 * T * k - 16 * T * h / t;
+  const double routed = etp / t * T * k * load * (h * in + g * f * 2 + f * in);
+  const double shared = T * (g * fs * 2 + fs * in) / t;
+  // The router GEMM runs in BF16 and saves the 16-bit norm output where the dense layer's FC1
+  // kept its FP8 cast.
+  const double router = fp8 ? (1 - scale) * T * h / (p.sequence_parallel ? t : 1) : 0;
+  return routed + shared + router + 4 * T * k - dense_mlp_activation_bytes(m, p);
 }
 
 double moe_dispatch_buffer_bytes(const ModelSpec& m, const PlanSpec& p) {

@@ -13,6 +13,23 @@
 #include "workload/tp_overlap.h"
 
 namespace trident {
+
+double master_param_bytes(const PlanSpec& p) {
+  // Megatron-Core's precision-aware optimizer passes store_param_remainders (default True,
+  // M core/optimizer/optimizer_config.py:192, core/optimizer/__init__.py:576-588) with an fp32
+  // master to TE's FusedAdam only when there is no FP8 or it is delayed scaling
+  // (use_precision_aware_optimizer_no_fp8_or_ds_fp8); FusedAdam then keeps the low 16 bits of
+  // the fp32 master beside each bf16 parameter (TE optimizers/fused_adam.py:213-215, 367-379).
+  const bool bf16_params = p.precision == Precision::kBf16 ||
+                           (p.precision == Precision::kFp8 && p.fp8_recipe == Fp8Recipe::kDelayed &&
+                            !p.fp8_param_gather);
+  if (p.precision_aware_optimizer && p.store_param_remainders &&
+      p.main_params_dtype == StateDtype::kFp32 && bf16_params) {
+    return 2;
+  }
+  return state_dtype_bytes(p.main_params_dtype);
+}
+
 namespace {
 
 // Bytes per parameter of gradients: Megatron accumulates and reduces bf16 gradients in fp32,
@@ -23,14 +40,18 @@ double grad_element_bytes(const PlanSpec& p) {
 // Adam state per parameter: master weights, momentum and variance, fp32 unless the
 // precision-aware optimizer keeps them narrower (12 B by default).
 double optimizer_state_bytes(const PlanSpec& p) {
-  return state_dtype_bytes(p.main_params_dtype) + state_dtype_bytes(p.exp_avg_dtype) +
+  return master_param_bytes(p) + state_dtype_bytes(p.exp_avg_dtype) +
          state_dtype_bytes(p.exp_avg_sq_dtype);
 }
 // HBM traffic of one fused Adam update per parameter: read master, main gradient, momentum
 // and variance, write master, momentum and variance, and the 16-bit weights (2 B): 30 B in
 // fp32.
 double adam_bytes_per_param(const PlanSpec& p) {
-  return 2 * optimizer_state_bytes(p) + state_dtype_bytes(p.main_grads_dtype) + 2;
+  // A master stored as remainders also reads the bf16 parameter to rebuild the fp32 value
+  // (TE's multi_tensor_adam_param_remainder, optimizers/fused_adam.py:367-379).
+  const double remainder_read =
+      master_param_bytes(p) < state_dtype_bytes(p.main_params_dtype) ? 2 : 0;
+  return 2 * optimizer_state_bytes(p) + state_dtype_bytes(p.main_grads_dtype) + 2 + remainder_read;
 }
 // Megatron's default gradient bucket: max(40M, 1M x data-parallel size) parameters.
 constexpr double kBucketParams = 40e6;
@@ -306,6 +327,19 @@ StageMemory sharded_memory(const PlanSpec& plan, double d, double params, double
   return m;
 }
 
+// The dense MLP's saved tensors per element of s b h / t (M core/transformer/mlp.py:257-336,
+// MLP.forward): the activation function saves its input, the FC1 output g f / t wide, in 16
+// bits (fusions/fused_bias_swiglu.py:184, 235 for SwiGLU, g = 2; bias_gelu and squared ReLU,
+// activations.py:9-12, g = 1), and FC2 (TE Linear) saves its input, f / t wide, in 16 bits or
+// as its FP8 cast with the recipe's scales (TE module/linear.py:619-661). (2g + 2) f / h: 16 for
+// GPT's f = 4h, 21 for Llama-3 70B's SwiGLU with f = 3.5h.
+double dense_mlp_coefficient(const ModelSpec& m, const PlanSpec& p) {
+  const double g = m.swiglu ? 2 : 1, f = double(m.ffn_hidden_size) / m.hidden_size;
+  const double fc2_input =
+      p.precision == Precision::kFp8 ? 1 + fp8_scale_bytes_per_element(p.fp8_recipe) : 2;
+  return (2 * g + fc2_input) * f;
+}
+
 // The attention core that selective recomputation re-runs before the backward pass.
 std::vector<Op> attention_core(const std::vector<Op>& forward) {
   std::vector<Op> core;
@@ -363,6 +397,12 @@ double model_params(const ModelSpec& m) {
   return layers + embed + output + final_norm;
 }
 
+double dense_mlp_activation_bytes(const ModelSpec& m, const PlanSpec& p) {
+  if (p.recompute == Recompute::kFull) return 0;
+  const double sbh = double(p.micro_batch_size) * m.seq_length / p.context * m.hidden_size;
+  return dense_mlp_coefficient(m, p) * sbh / p.tensor;
+}
+
 double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitecture arch) {
   // A context-parallel rank keeps the activations of its seq_length / cp tokens.
   const double s = double(m.seq_length) / p.context;
@@ -381,21 +421,23 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
       resolve_attention_backend(p.attention_backend, arch) == AttentionBackend::kUnfused;
   const double core =
       unfused ? (m.attention_dropout > 0 ? 5 : 2) * a * s / (h * t) : 4 * a / (h * t);
-  // Of the 24 that t divides, Q, K and V take 6 (2 each); with grouped-query attention K and V
-  // are g/a of Q.
-  double sharded = 24 - 4 * (1 - double(m.num_query_groups) / m.num_attention_heads);
+  // Of the attention's 8 that t divides, Q, K and V take 6 (2 each; with grouped-query
+  // attention K and V are g/a of Q) and the projection's input 2. The MLP's part is
+  // dense_mlp_activation_bytes (Korthikanti's 16 for f = 4h without gating).
+  const double mlp = dense_mlp_coefficient(m, p);
+  double sharded = 8 - 4 * (1 - double(m.num_query_groups) / m.num_attention_heads) + mlp;
   double replicated_kept = replicated;
   if (p.precision == Precision::kFp8) {
     // Transformer Engine saves a linear layer's input for the weight gradient in FP8, as the
     // GEMM read it (transformer_engine/pytorch/module/linear.py and layernorm_linear.py /
     // layernorm_mlp.py save the FP8-cast input or layer-norm output, not the 16-bit one): the
-    // QKV and FC1 inputs (2 + 2 of the replicated part) drop to 1 byte each and the FC2 input
-    // (the activation's output, 8 of the sharded 24) to 4; the projection's input is the
-    // attention output, which the attention keeps in 16 bits for its own backward, so its FP8
-    // copy adds 1. Block-scaled recipes add their scales (1/32 or 4/128 of a byte).
+    // QKV and FC1 inputs (2 + 2 of the replicated part) drop to 1 byte each (the FC2 input's
+    // FP8 copy is in `mlp`); the projection's input is the attention output, which the
+    // attention keeps in 16 bits for its own backward, so its FP8 copy adds 1. Block-scaled
+    // recipes add their scales (1/32 or 4/128 of a byte).
     const double scale = fp8_scale_bytes_per_element(p.fp8_recipe);
     replicated_kept -= 2 * (1 - scale);
-    sharded -= 4 * (1 - scale) - (1 + scale);
+    sharded += 1 + scale;
   }
   switch (p.recompute) {
     case Recompute::kFull:
@@ -411,8 +453,8 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
 
 double memory_margin_bytes(const ClusterSpec& cluster, const Workload& workload) {
   double peak = 0;
-  for (const StageWork& st : workload.stages) peak = std::max(peak, st.memory.total());
-  return cluster.gpu.memory_bytes - cluster.gpu.memory_reserved_bytes - peak;
+  for (const StageWork& st : workload.stages) peak = std::max(peak, st.memory.device_total());
+  return cluster.gpu.memory_bytes - peak;
 }
 
 std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& plan) {
@@ -523,6 +565,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     // The stage's smallest and largest FSDP unit reduced over d cp, and its largest experts'.
     double min_unit = per_layer_params, max_unit = 0, max_expert_unit = 0;
     bool any_layer = false;
+    // Embedding, final norm and output layer: never cast to FP8 (the word embedding is a
+    // lookup, the output layer a BF16 ColumnParallelLinear, M models/gpt/gpt_model.py:272-276).
+    double st_16bit_params = 0;
     for (int c = 0; c < v; ++c) {
       const int vs = c * p + s;
       ChunkWork& ch = st.chunks[c];
@@ -582,6 +627,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
                    &ch.backward);
         grads_done(out, &ch.backward);
         params += out;
+        st_16bit_params += out;
       }
       for (int l = 0; l < ch.num_layers; ++l) {
         // Backward runs the chunk's layers last to first.
@@ -601,6 +647,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
                    &ch.backward);
         grads_done(embed, &ch.backward);
         params += embed;
+        st_16bit_params += embed;
       }
       finish(&ch.backward);
       ch.backward.model_flops -= (ch.num_layers - moe_layers) * gemm_flops(recompute_ops) +
@@ -609,9 +656,15 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       ch.activation_bytes = act_layer * (ch.num_layers - moe_layers) + act_moe * moe_layers;
       st.expert_params_per_gpu += expert_params;
       if (moe_layers > 0) st.memory.dispatch_buffers = moe_dispatch_buffer_bytes(model, plan);
-      // Logits (16-bit) and the fp32 softmax of the vocab-parallel cross-entropy.
-      if (ch.has_output)
-        ch.activation_bytes += tokens * double(model.vocab_size) / t * (dims.elem + 4);
+      // The vocab-parallel cross-entropy saves the fp32 softmax of each micro-batch's logits
+      // (M core/tensor_parallel/cross_entropy.py:20-29 makes the fp32 copy, 181 saves
+      // exp_logits); the 16-bit logits (a BF16 ColumnParallelLinear's output, also under fp8)
+      // live only until the loss of their micro-batch is computed.
+      if (ch.has_output) {
+        const double logits = tokens * double(model.vocab_size) / t;
+        ch.activation_bytes += logits * 4;
+        st.memory.logits_transient = logits * 2;
+      }
 
       st.num_layers += ch.num_layers;
       st.params_per_gpu += params;
@@ -635,7 +688,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.expert_grad_bytes = experts * grad_elem;
     st.expert_param_gather_bytes = plan.distributed_optimizer ? experts * gather_bytes : 0;
     st.optimizer_s = timed_optimizer(compute, sharded * adam_bytes_per_param(plan), fp8,
-                                     params * fp8_weight_cast, &st.compute);
+                                     (params - st_16bit_params) * fp8_weight_cast, &st.compute);
     st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
     st.grad_bucket_params = plan.grad_bucket_size > 0
                                 ? double(plan.grad_bucket_size)
@@ -650,11 +703,19 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       st.expert_grad_bucket_params = max_expert_unit;
     }
     const double dispatch_buffers = st.memory.dispatch_buffers;
+    const double logits_transient = st.memory.logits_transient;
     const double weight_elem = weight_bytes + fp8_weight_bytes;
     const bool fsdp = plan.shards_params();
     st.memory = sharded_memory(plan, d, dense, max_unit, fsdp ? max_unit : st.grad_bucket_params,
                                weight_elem, grad_elem);
     st.memory.dispatch_buffers = dispatch_buffers;
+    st.memory.logits_transient = logits_transient;
+    // The embedding and output weights stay 16-bit, without FP8 copies.
+    if (fp8) {
+      const double share = fsdp && d > 1 ? d : 1;
+      st.memory.weights -= st_16bit_params * (weight_elem - 2) / share;
+    }
+    st.memory.reserved = reserved_memory(sc.cluster, model, plan, s);
     const StageMemory expert_memory =
         sharded_memory(plan, edp, experts, max_expert_unit,
                        fsdp ? max_expert_unit : st.grad_bucket_params, weight_elem, grad_elem);

@@ -11,6 +11,7 @@
 #include "core/collective_op.h"
 #include "schedule/program.h"
 #include "workload/compute_classes.h"
+#include "workload/reserved_memory.h"
 
 namespace trident {
 
@@ -104,9 +105,20 @@ struct StageMemory {
   // fp32 main_grads_dtype); not in total(): build_workload adds what exceeds the activations
   // to `gradients`.
   double step_main_grads = 0;
+  // The last stage's 16-bit logits of the micro-batch whose loss runs, alive beside the fp32
+  // copy the cross-entropy keeps (activations hold that copy per micro-batch in flight).
+  double logits_transient = 0;
+  // What the GPU holds besides these tensors (CUDA context, NCCL, userbuffers, workspaces).
+  ReservedMemory reserved;
+  // The model's tensors at the peak: what PyTorch's caching allocator holds for them.
   double total() const {
-    return weights + gradients + optimizer + activations + cp_buffers + dispatch_buffers;
+    return weights + gradients + optimizer + activations + cp_buffers + dispatch_buffers +
+           logits_transient;
   }
+  // torch.cuda.max_memory_allocated: the model's tensors and the cuBLAS workspaces.
+  double allocated() const { return total() + reserved.workspaces; }
+  // The GPU's whole use at the peak (nvidia-smi): total() and the reserve.
+  double device_total() const { return total() + reserved.total(); }
 };
 
 struct StageWork {
@@ -154,9 +166,9 @@ Workload build_workload(const Scenario& scenario, const std::vector<StageProgram
 // As above, building the programs itself (for callers that do not run them).
 Workload build_workload(const Scenario& scenario);
 
-// Returns the HBM left on the fullest GPU of `workload`: memory - memory_reserved - the
-// largest StageMemory::total() (negative: it does not fit). The report's fits verdict and
-// `trident plan`'s memory filter both use it.
+// Returns the HBM left on the fullest GPU of `workload`: memory - the largest
+// StageMemory::device_total() (the stage's tensors and its reserve; negative: it does not fit).
+// The report's fits verdict and `trident plan`'s memory filter both use it.
 double memory_margin_bytes(const ClusterSpec& cluster, const Workload& workload);
 
 // Returns the layers of each virtual stage (plan.pipeline_layers, or an even split).
@@ -171,6 +183,14 @@ double model_params(const ModelSpec& model);
 // dropout > 0; under context parallelism for the rank's seq_length / cp tokens.
 double layer_activation_bytes(const ModelSpec& model, const PlanSpec& plan,
                               GpuArchitecture arch = GpuArchitecture::kUnspecified);
+// Returns the bytes of layer_activation_bytes that the dense MLP's activation and FC2 keep:
+// the FC1 output (g f / t wide, g = 2 gated) at 2 B and the FC2 input (f / t) at 2 B, or 1 B and
+// its scales under fp8; 0 under full recomputation.
+double dense_mlp_activation_bytes(const ModelSpec& model, const PlanSpec& plan);
+// Returns the optimizer's bytes per parameter of master weights: state_dtype_bytes of
+// main_params_dtype, or 2 where the precision-aware optimizer stores fp32 masters as remainders
+// of bf16 parameters.
+double master_param_bytes(const PlanSpec& plan);
 
 }  // namespace trident
 
