@@ -11,6 +11,7 @@
 #include "core/collective_op.h"
 #include "schedule/program.h"
 #include "workload/compute_classes.h"
+#include "workload/optimizer_offload.h"
 
 namespace trident {
 
@@ -104,6 +105,8 @@ struct StageMemory {
   // fp32 main_grads_dtype); not in total(): build_workload adds what exceeds the activations
   // to `gradients`.
   double step_main_grads = 0;
+  // Optimizer CPU offload: host memory its offloaded optimizer state holds (not in total()).
+  double host_optimizer = 0;
   double total() const {
     return weights + gradients + optimizer + activations + cp_buffers + dispatch_buffers;
   }
@@ -113,6 +116,8 @@ struct StageWork {
   std::vector<ChunkWork> chunks;
   int num_layers = 0;      // over all chunks
   double optimizer_s = 0;  // optimizer step on this GPU's (shard of) parameters
+  // plan.optimizer_cpu_offload: the share of the step on the host (optimizer_s is the GPU's).
+  OptimizerOffload offload;
   double params_per_gpu = 0;
   double grad_bytes = 0;          // gradient bytes this GPU reduces over its DP (x CP) group
   double param_gather_bytes = 0;  // distributed optimizer: updated weights all-gathered
