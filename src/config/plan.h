@@ -163,8 +163,8 @@ struct PlanSpec {
   // Weights sharded and gathered per layer before use (optim_grads_params).
   bool shards_params() const { return dp_sharding == DpSharding::kOptimGradsParams; }
   // Returns whether transformer layer `layer` (0-based) of a model of `num_layers` runs its
-  // linear layers in BF16 under precision fp8 / fp4 (first_last_layers_bf16; Megatron-Core
-  // transformer_block.py picks the layer's quantization context by its global number).
+  // linear layers in BF16 under precision fp8 / fp4 (first_last_layers_bf16; Megatron-Core's
+  // fp8_utils.py get_fp8_context and fp4_utils.py get_fp4_context, by global layer number).
   bool bf16_layer(int layer, int num_layers) const {
     return first_last_layers_bf16 &&
            (layer < num_layers_at_start_in_bf16 || layer >= num_layers - num_layers_at_end_in_bf16);

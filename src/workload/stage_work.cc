@@ -471,7 +471,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const LayerDims& dims = low.dims;
   const Timing& cm = low.tm;
   // first_last_layers_bf16: those layers' kernels at 16 bits (Megatron-Core enters no FP8 /
-  // FP4 context for them, transformer_block.py get_fp8_context / get_fp4_context).
+  // FP4 context for them: megatron/core/fp8_utils.py get_fp8_context, fp4_utils.py
+  // get_fp4_context, by the layer's global number).
   std::unique_ptr<LayerKernels> bf16;
   if (plan.first_last_layers_bf16) {
     bf16 = std::make_unique<LayerKernels>(compute, model, bf16_plan(plan, compute), arch);
