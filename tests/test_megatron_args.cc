@@ -178,3 +178,27 @@ TEST_CASE("recompute modules and CUDA graphs: core_attn is selective, the rest i
                               "line.sh", "dgx-h100");
   CHECK_THAT(full.yaml, Catch::Contains("recompute: full\n"));
 }
+
+TEST_CASE("NVFP4 and optimizer CPU offload arguments translate", "[megatron][nvfp4][offload]") {
+  const MegatronScenario m = translate_megatron_args(
+      std::string(kMinimal) +
+          "--fp4-format e2m1 --fp4-recipe nvfp4 --first-last-layers-bf16 "
+          "--num-layers-at-start-in-bf16 2 --num-layers-at-end-in-bf16 3 "
+          "--use-distributed-optimizer --use-precision-aware-optimizer --optimizer-cpu-offload "
+          "--optimizer-offload-fraction 0.5 --overlap-cpu-optimizer-d2h-h2d "
+          "--use-torch-optimizer-for-cpu-offload",
+      "l", "x");
+  CHECK_THAT(m.yaml, Catch::Contains("precision: fp4"));
+  CHECK_THAT(m.yaml, Catch::Contains("fp4_recipe: nvfp4"));
+  CHECK_THAT(m.yaml, Catch::Contains("first_last_layers_bf16: true"));
+  CHECK_THAT(m.yaml, Catch::Contains("num_layers_at_start_in_bf16: 2"));
+  CHECK_THAT(m.yaml, Catch::Contains("num_layers_at_end_in_bf16: 3"));
+  CHECK_THAT(m.yaml, Catch::Contains("optimizer_cpu_offload: true"));
+  CHECK_THAT(m.yaml, Catch::Contains("optimizer_offload_fraction: 0.5"));
+  CHECK_THAT(m.yaml, Catch::Contains("overlap_cpu_optimizer_d2h_h2d: true"));
+  bool ignored = false;
+  for (const std::string& i : m.ignored) {
+    ignored |= i.find("--use-torch-optimizer-for-cpu-offload") != std::string::npos;
+  }
+  CHECK(ignored);
+}

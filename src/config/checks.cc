@@ -185,6 +185,47 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
             " (expected delayed, tensorwise or blockwise, or cluster.gpu.architecture: "
             "blackwell)");
   }
+  if (p.precision == Precision::kFp4 && c.gpu.architecture != GpuArchitecture::kBlackwell) {
+    add(&issues, {"plan.precision"},
+        std::string("precision fp4 (NVFP4 training) needs a Blackwell GPU (NVFP4 block scaling is "
+                    "a Blackwell tensor-core format); GPU ") +
+            c.gpu.name + " is " + architecture_name(c.gpu.architecture) +
+            " (expected bf16 or fp8, or cluster.gpu.architecture: blackwell)");
+  }
+  if (p.first_last_layers_bf16 && p.precision != Precision::kFp8 &&
+      p.precision != Precision::kFp4) {
+    add(&issues, {"plan.first_last_layers_bf16", "plan.precision"},
+        std::string("first_last_layers_bf16 needs precision fp8 or fp4 (precision is ") +
+            precision_name(p.precision) + ")");
+  }
+  if (p.optimizer_cpu_offload) {
+    // Megatron-LM arguments.py: the hybrid device optimizer reuses the precision-aware
+    // optimizer's code path, and FP8 primary weights need the delayed recipe; Megatron-Core
+    // builds it inside the distributed optimizer (optimizer/__init__.py).
+    if (!p.precision_aware_optimizer) {
+      add(&issues, {"plan.optimizer_cpu_offload", "plan.use_precision_aware_optimizer"},
+          "optimizer_cpu_offload needs use_precision_aware_optimizer: true (Megatron-LM's hybrid "
+          "device optimizer reuses its code path)");
+    }
+    if (!p.distributed_optimizer) {
+      add(&issues, {"plan.optimizer_cpu_offload", "plan.distributed_optimizer"},
+          "optimizer_cpu_offload needs the distributed optimizer (distributed_optimizer: true, or "
+          "a data_parallel_sharding_strategy other than no_shard)");
+    }
+    if (p.fp8_param_gather && p.fp8_recipe != Fp8Recipe::kDelayed) {
+      add(&issues, {"plan.optimizer_cpu_offload", "plan.fp8_param_gather"},
+          std::string("optimizer_cpu_offload with fp8_param_gather needs fp8_recipe delayed "
+                      "(fp8_recipe is ") +
+              fp8_recipe_name(p.fp8_recipe) + ")");
+    }
+    if (c.host.memory_bandwidth <= 0 || c.host.host_to_device_bandwidth <= 0 ||
+        c.host.device_to_host_bandwidth <= 0) {
+      add(&issues, {"plan.optimizer_cpu_offload"},
+          "optimizer_cpu_offload needs the host's figures: cluster " + c.name +
+              " has no cluster.host.memory_bandwidth, host_to_device_bandwidth and "
+              "device_to_host_bandwidth");
+    }
+  }
   if (p.fp8_attention && p.precision != Precision::kFp8) {
     add(&issues, {"plan.fp8_attention", "plan.precision"},
         std::string("fp8_attention needs precision fp8 (precision is ") +

@@ -8,7 +8,8 @@
 namespace trident {
 
 // kFp4 (NVFP4 / MXFP4 block-scaled, Blackwell) is a GEMM precision of the compute model
-// (`trident kernel --precision fp4`), not a plan precision.
+// (`trident kernel --precision fp4`) and, as a plan precision, NVFP4 training of the linear
+// layers (plan.fp4_recipe).
 enum class Precision { kBf16, kFp16, kFp8, kTf32, kFp32, kFp4 };
 
 // Returns "bf16", "fp16", ...; parse_precision returns false for unknown names.
@@ -155,6 +156,13 @@ struct NcclSpec {
   double pipeline_chunk = 4.0 * (1 << 20);  // bytes per chunk of a hierarchical pipeline
 };
 
+// The host side of a node (cluster.host), for the optimizer's CPU offload. 0: not given.
+struct HostSpec {
+  double memory_bandwidth = 0;          // bytes/s of host DRAM per node, all sockets
+  double host_to_device_bandwidth = 0;  // bytes/s per GPU, pinned copies
+  double device_to_host_bandwidth = 0;  // bytes/s per GPU, pinned copies
+};
+
 struct ClusterSpec {
   std::string name;
   GpuSpec gpu;
@@ -163,6 +171,7 @@ struct ClusterSpec {
   NvlinkSpec nvlink;
   NetworkSpec network;
   NcclSpec nccl;
+  HostSpec host;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   // Returns the peak FLOP/s for `p`; requires gpu.peak_flops to hold it (validated at load).

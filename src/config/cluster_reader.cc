@@ -228,6 +228,18 @@ ClusterSpec read_cluster(const MapReader& map) {
     c.nccl = read_nccl(map.opt_map("nccl").value_or(
         MapReader(kEmptyMap, map.key_path("nccl"), map.where(), map.diagnostics())));
   });
+  map.field([&] {
+    const std::optional<MapReader> host = map.opt_map("host");
+    if (!host) return;
+    host->check_keys();
+    host->field([&] { c.host.memory_bandwidth = host->number("memory_bandwidth").value_or(0); });
+    host->field([&] {
+      c.host.host_to_device_bandwidth = host->number("host_to_device_bandwidth").value_or(0);
+    });
+    host->field([&] {
+      c.host.device_to_host_bandwidth = host->number("device_to_host_bandwidth").value_or(0);
+    });
+  });
   if (map.problems() == before) report_issues(map, cluster_issues(c), false);
   return c;
 }

@@ -157,6 +157,18 @@ const std::map<std::string, Arg>& known_args() {
       {"--fp8-recipe", {Use::kPlan, false, "fp8_recipe"}},
       {"--fp8-dot-product-attention", {Use::kPlan, true, "fp8_attention"}},
       {"--fp8-param-gather", {Use::kPlan, true, "fp8_param_gather"}},
+      {"--fp4-format", {Use::kSpecial, false, ""}},
+      {"--fp4-recipe", {Use::kPlan, false, "fp4_recipe"}},
+      {"--first-last-layers-bf16", {Use::kPlan, true, "first_last_layers_bf16"}},
+      {"--num-layers-at-start-in-bf16", {Use::kPlan, false, "num_layers_at_start_in_bf16"}},
+      {"--num-layers-at-end-in-bf16", {Use::kPlan, false, "num_layers_at_end_in_bf16"}},
+      {"--optimizer-cpu-offload", {Use::kPlan, true, "optimizer_cpu_offload"}},
+      {"--optimizer-offload-fraction", {Use::kPlan, false, "optimizer_offload_fraction"}},
+      {"--overlap-cpu-optimizer-d2h-h2d", {Use::kPlan, true, "overlap_cpu_optimizer_d2h_h2d"}},
+      // Megatron-Core's optimizer/__init__.py resets the GPU optimizer to TE's FusedAdam for
+      // adam right after this flag chooses torch's, and the CPU one is torch's either way.
+      {"--use-torch-optimizer-for-cpu-offload",
+       {Use::kIgnored, true, "the GPU share runs FusedAdam for adam either way"}},
       {"--num-layers-per-stage", {Use::kRefused, false, "use --decoder-first/last-..."}},
       {"--encoder-num-layers", {Use::kRefused, false, "encoders are not modelled"}},
   };
@@ -470,7 +482,9 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     out.ignored.push_back("--recompute-modules " + get("--recompute-modules") +
                           " (Megatron applies it only with --recompute-granularity selective)");
   }
-  if (has("--fp8-format")) {
+  if (has("--fp4-format")) {
+    plan["precision"] = "fp4";  // e2m1, the only format (--fp4-recipe says the scaling)
+  } else if (has("--fp8-format")) {
     plan["precision"] = "fp8";
   } else if (has("--fp16")) {
     plan["precision"] = "fp16";

@@ -34,6 +34,8 @@ enum class AttentionBackend { kAuto, kFlash, kFused, kUnfused, kFlash2 };
 // per-tensor scaling), blockwise (1x128 / 128x128 blocks), mxfp8 (32-element blocks with
 // E8M0 scales; Blackwell only).
 enum class Fp8Recipe { kDelayed, kTensorwise, kBlockwise, kMxfp8 };
+// Megatron --fp4-recipe: nvfp4 (Transformer Engine's NVFP4BlockScaling; Blackwell only).
+enum class Fp4Recipe { kNvfp4 };
 // Megatron-Core's data_parallel_sharding_strategy (megatron/core/distributed/
 // distributed_data_parallel_config.py): what data parallelism shards over its d ranks. kOptim is
 // the distributed optimizer (ZeRO-1); kOptimGrads adds the gradients (ZeRO-2); kOptimGradsParams
@@ -120,6 +122,18 @@ struct PlanSpec {
   bool fp8_attention = false;
   // FP8 primary weights (--fp8-param-gather): no 16-bit copy, gathered in FP8.
   bool fp8_param_gather = false;
+  // precision fp4: the recipe (--fp4-recipe; nvfp4 only, workload/nvfp4.h).
+  Fp4Recipe fp4_recipe = Fp4Recipe::kNvfp4;
+  // precision fp8 or fp4: the first / last layers in BF16 (--first-last-layers-bf16).
+  bool first_last_layers_bf16 = false;
+  int num_layers_at_start_in_bf16 = 1;
+  int num_layers_at_end_in_bf16 = 1;
+  // Megatron-Core's HybridDeviceOptimizer (--optimizer-cpu-offload): this fraction of each
+  // GPU's optimizer shard steps on the host (workload/optimizer_offload.h), with the copies
+  // pipelined per parameter under overlap_cpu_optimizer_d2h_h2d.
+  bool optimizer_cpu_offload = false;
+  double optimizer_offload_fraction = 1;
+  bool overlap_cpu_optimizer_d2h_h2d = false;
   // Layers of each virtual pipeline stage, in model order (chunk c of stage s is virtual stage
   // c * pipeline + s); size pipeline * virtual_stages. Empty: an even split.
   std::vector<int> pipeline_layers;
@@ -158,6 +172,13 @@ struct PlanSpec {
   bool shards_gradients() const { return dp_sharding >= DpSharding::kOptimGrads; }
   // Weights sharded and gathered per layer before use (optim_grads_params).
   bool shards_params() const { return dp_sharding == DpSharding::kOptimGradsParams; }
+  // Returns whether transformer layer `layer` (0-based) of a model of `num_layers` runs its
+  // linear layers in BF16 under precision fp8 / fp4 (first_last_layers_bf16; Megatron-Core's
+  // fp8_utils.py get_fp8_context and fp4_utils.py get_fp4_context, by global layer number).
+  bool bf16_layer(int layer, int num_layers) const {
+    return first_last_layers_bf16 &&
+           (layer < num_layers_at_start_in_bf16 || layer >= num_layers - num_layers_at_end_in_bf16);
+  }
   // Returns ETP (expert_tensor_parallel, or t when unresolved).
   int expert_tensor() const { return expert_tensor_parallel > 0 ? expert_tensor_parallel : tensor; }
   // Returns the expert-data-parallel size t cp d / (EP ETP): the group that reduces the expert

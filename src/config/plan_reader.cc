@@ -263,6 +263,18 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { parse_fp8_recipe(*map.text("fp8_recipe"), &p.fp8_recipe); });
   map.field([&] { p.fp8_attention = *map.flag("fp8_attention"); });
   map.field([&] { p.fp8_param_gather = *map.flag("fp8_param_gather"); });
+  // fp4_recipe has one value, nvfp4 (the row's choice list refuses others).
+  map.field([&] { p.fp4_recipe = Fp4Recipe::kNvfp4; });
+  map.field([&] { p.first_last_layers_bf16 = *map.flag("first_last_layers_bf16"); });
+  map.field([&] {
+    p.num_layers_at_start_in_bf16 = static_cast<int>(*map.integer("num_layers_at_start_in_bf16"));
+  });
+  map.field([&] {
+    p.num_layers_at_end_in_bf16 = static_cast<int>(*map.integer("num_layers_at_end_in_bf16"));
+  });
+  map.field([&] { p.optimizer_cpu_offload = *map.flag("optimizer_cpu_offload"); });
+  map.field([&] { p.optimizer_offload_fraction = *map.number("optimizer_offload_fraction"); });
+  map.field([&] { p.overlap_cpu_optimizer_d2h_h2d = *map.flag("overlap_cpu_optimizer_d2h_h2d"); });
   map.field(
       [&] { p.expert_parallel = static_cast<int>(*map.integer("expert_model_parallel_size")); });
   map.field([&] {

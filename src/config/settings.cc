@@ -141,6 +141,28 @@ std::vector<SettingSection> build_sections() {
            row("nccl", K::kMap,
                "How collectives run: algorithm and protocol choice and their costs (section "
                "`cluster.nccl`, docs/collectives.md); absent: every default."),
+           row("host", K::kMap,
+               "The nodes' CPUs and their links to the GPUs (section `cluster.host`); needed by "
+               "plan.optimizer_cpu_offload."),
+       }});
+  // The host side of a node, for Megatron-Core's optimizer CPU offload (docs/memory.md,
+  // "Optimizer CPU offload"): no defaults, so an offloaded plan names its machine's figures.
+  out.push_back(
+      {"cluster.host",
+       "The CPUs of a node and their links to its GPUs (optimizer CPU offload).",
+       {
+           quantity("memory_bandwidth", D::kBandwidth, kMinMemoryBandwidth,
+                    limits::kMaxMemoryBandwidth,
+                    "Host DRAM bandwidth per node, all sockets (datasheet: channels × transfer "
+                    "rate × 8 B); the node's GPUs share it for their CPU optimizer steps."),
+           quantity("host_to_device_bandwidth", D::kBandwidth, kMinLinkBandwidth,
+                    kMaxNvlinkBandwidth,
+                    "Pinned host-to-device copy bandwidth per GPU (nvbandwidth "
+                    "host_to_device_memcpy_ce): PCIe on x86 hosts, NVLink-C2C on Grace."),
+           quantity("device_to_host_bandwidth", D::kBandwidth, kMinLinkBandwidth,
+                    kMaxNvlinkBandwidth,
+                    "Pinned device-to-host copy bandwidth per GPU (nvbandwidth "
+                    "device_to_host_memcpy_ce)."),
        }});
   out.push_back(
       {"cluster.gpu",
@@ -684,6 +706,23 @@ std::vector<SettingSection> build_sections() {
                          "use_precision_aware_optimizer)."),
                   "fp32"),
               "--exp-avg-sq-dtype"),
+           mg(def(boolean("optimizer_cpu_offload",
+                          "Megatron-Core's hybrid device optimizer: optimizer_offload_fraction of "
+                          "the optimizer step (fp32 master weights, Adam moments, gradients) on "
+                          "the host CPU (needs use_precision_aware_optimizer, the distributed "
+                          "optimizer and cluster.host)."),
+                  "false"),
+              "--optimizer-cpu-offload"),
+           mg(def(number("optimizer_offload_fraction", 0, 1,
+                         "Fraction of each GPU's optimizer shard stepped on the host."),
+                  "1"),
+              "--optimizer-offload-fraction"),
+           mg(def(boolean("overlap_cpu_optimizer_d2h_h2d",
+                          "Offload: one CPU optimizer per parameter, its gradient copy (D2H), "
+                          "CPU step and weight copy (H2D) pipelined on their own streams; "
+                          "otherwise all gradients, then one CPU step, then all weights."),
+                  "false"),
+              "--overlap-cpu-optimizer-d2h-h2d"),
            mg(def(boolean("tp_comm_overlap",
                           "Sequence parallelism: split each TP all-gather and reduce-scatter "
                           "into chunks overlapped with its GEMM (Transformer Engine "
@@ -701,10 +740,11 @@ std::vector<SettingSection> build_sections() {
                    "keeps TP groups inside an NVLink island; a list without context puts it "
                    "right after tensor."),
                "[tensor, context, data, pipeline]"),
-           mg(def(choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32"},
-                         "Datatype of the GEMMs (and the peak they run at)."),
+           mg(def(choice("precision", {"bf16", "fp16", "fp8", "tf32", "fp32", "fp4"},
+                         "Datatype of the GEMMs (and the peak they run at); fp4 runs the linear "
+                         "layers in NVFP4 (fp4_recipe), needs Blackwell."),
                   "bf16"),
-              "--bf16 / --fp16"),
+              "--bf16 / --fp16 / --fp4-format"),
            row("pipeline_layers", K::kList,
                "Layers per virtual stage in model order, one entry for each of "
                "pipeline_parallel × virtual_stages; absent: an even split."),
@@ -757,6 +797,26 @@ std::vector<SettingSection> build_sections() {
                           "Attention in FP8 too (precision fp8); otherwise it runs in BF16."),
                   "false"),
               "--fp8-dot-product-attention"),
+           mg(def(choice("fp4_recipe", {"nvfp4"},
+                         "FP4 recipe with precision fp4: Transformer Engine's NVFP4BlockScaling "
+                         "(E2M1 in 16-element blocks with E4M3 scales and an FP32 tensor scale; "
+                         "16x16 weight blocks, random Hadamard transforms on the weight-gradient "
+                         "inputs, stochastic rounding of gradients); attention stays BF16."),
+                  "nvfp4"),
+              "--fp4-recipe"),
+           mg(def(boolean("first_last_layers_bf16",
+                          "Precision fp8 or fp4: the first num_layers_at_start_in_bf16 and last "
+                          "num_layers_at_end_in_bf16 transformer layers run in BF16."),
+                  "false"),
+              "--first-last-layers-bf16"),
+           mg(def(integer("num_layers_at_start_in_bf16", 0, limits::kMaxLayers,
+                          "Layers kept in BF16 at the start (first_last_layers_bf16)."),
+                  "1"),
+              "--num-layers-at-start-in-bf16"),
+           mg(def(integer("num_layers_at_end_in_bf16", 0, limits::kMaxLayers,
+                          "Layers kept in BF16 at the end (first_last_layers_bf16)."),
+                  "1"),
+              "--num-layers-at-end-in-bf16"),
            mg(def(boolean("fp8_param_gather",
                           "Precision fp8: the weights live only in FP8 (no 16-bit copy) and the "
                           "distributed optimizer all-gathers them in FP8."),

@@ -204,10 +204,24 @@ void StepSimulation::actor_main(ActorState& a) {
         break;
       }
       case InstrKind::kOptimizer: {
+        // With CPU offload the GPU's share runs inside the host's copies and CPU step
+        // (workload/optimizer_offload.h); the waits around it are the host's.
+        const OffloadTimes host = offload_times(work.offload, work.optimizer_s);
+        const auto wait_host = [&](double seconds) {
+          if (seconds <= 0) return;
+          const double start = sg4::Engine::get_clock();
+          compute(seconds);
+          a.tl->offload_exposed_s += seconds;
+          if (Interval* iv = record(a, IntervalKind::kHostOptimizer, start, -1)) {
+            iv->bytes = work.offload.d2h_bytes + work.offload.h2d_bytes;
+          }
+        };
+        wait_host(host.gpu_start);
         const double start = sg4::Engine::get_clock();
         compute(work.optimizer_s);
         a.tl->compute_s += work.optimizer_s;
         record(a, IntervalKind::kOptimizer, start, -1);
+        wait_host(host.end - host.gpu_end);
         break;
       }
       case InstrKind::kDpParamGather:

@@ -19,17 +19,19 @@ namespace trident {
 constexpr long kTraceClosedFormBudget = 250000;
 
 enum class IntervalKind : std::uint8_t {
-  kForward,    // forward pass of a micro-batch (compute, with fused TP all-reduces)
-  kBackward,   // backward pass of a micro-batch
-  kOptimizer,  // optimizer step
-  kTpComm,     // tensor-parallel collective: simulated, or its closed-form time in a fused pass
-  kPpWait,     // waiting for a pipeline neighbour to produce (bubble)
-  kPpComm,     // point-to-point transfer of activations or gradients
-  kDpComm,     // data-parallel gradient reduction (or the wait for its buckets)
-  kCpComm,     // context-parallel ring step: K/V (dK/dV) to the next CP rank, beside an
-               // attention block of the same pass
-  kEpComm,     // expert-parallel collective of a MoE layer (dispatch or combine), simulated;
-               // also the expert-data-parallel gradient reduction (bucket -1, layer unknown)
+  kForward,        // forward pass of a micro-batch (compute, with fused TP all-reduces)
+  kBackward,       // backward pass of a micro-batch
+  kOptimizer,      // optimizer step
+  kTpComm,         // tensor-parallel collective: simulated, or its closed-form time in a fused pass
+  kPpWait,         // waiting for a pipeline neighbour to produce (bubble)
+  kPpComm,         // point-to-point transfer of activations or gradients
+  kDpComm,         // data-parallel gradient reduction (or the wait for its buckets)
+  kCpComm,         // context-parallel ring step: K/V (dK/dV) to the next CP rank, beside an
+                   // attention block of the same pass
+  kEpComm,         // expert-parallel collective of a MoE layer (dispatch or combine), simulated;
+                   // also the expert-data-parallel gradient reduction (bucket -1, layer unknown)
+  kHostOptimizer,  // optimizer CPU offload: the GPU waits on its gradients' copy to the host,
+                   // the CPU's step or the weights' copy back (bytes: both copies)
 };
 
 // How the TP collectives of a pass ran and were recorded (passes), or how one was (kTpComm).
@@ -74,7 +76,10 @@ struct ActorTimeline {
   double cp_exposed_s = 0;  // context-parallel ring transfers the attention blocks did not hide
   double ep_exposed_s = 0;  // MoE dispatch and combine not hidden behind compute
   double pp_wait_s = 0;     // waiting on pipeline neighbours inside the step
-  double end_s = 0;         // when this actor finished its step
+  // Optimizer CPU offload: the optimizer step's wait on the host (copies and CPU step the GPU's
+  // own share of the step did not hide).
+  double offload_exposed_s = 0;
+  double end_s = 0;  // when this actor finished its step
   std::vector<Interval> intervals;
 };
 

@@ -112,6 +112,11 @@ std::string format_explain_table(const Report& r) {
                        100 * share(r.dp_param_gather_exposed_s, r.step_time_s));
     }
   }
+  // Optimizer CPU offload: the wait on the host, apart from the bubble (only when offloaded).
+  if (r.optimizer_offload) {
+    o += fmt::format(", host optimizer {:.1f} %",
+                     100 * share(r.optimizer_offload_exposed_s, r.step_time_s));
+  }
   o += fmt::format(", bubble {:.1f} %\n", 100 * r.bubble_fraction);
   if (r.stages.empty()) return o;
   const StageReport& s = r.stages[e.memory_stage];

@@ -91,11 +91,15 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
   std::vector<double> stage_gpus(plan.pipeline, 0.0);
   r.stages.resize(plan.pipeline);
   double gpus = 0, compute = 0, bubble = 0, tp = 0, pp = 0, dp = 0, gather = 0, cp = 0, ep = 0;
+  double offload = 0;
   for (const ActorTimeline& a : tl.actors) {
     const double g = a.gpus;
-    const double idle = idle_residue(step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s -
-                                         a.dp_exposed_s - a.cp_exposed_s - a.ep_exposed_s,
-                                     step);
+    const double idle =
+        idle_residue(step - a.compute_s - a.tp_exposed_s - a.pp_exposed_s - a.dp_exposed_s -
+                         a.cp_exposed_s - a.ep_exposed_s - a.offload_exposed_s,
+                     step);
+    offload += g * a.offload_exposed_s;
+    r.stages[a.stage].offload_exposed_s += g * a.offload_exposed_s;
     ep += g * a.ep_exposed_s;
     gpus += g;
     compute += g * a.compute_s;
@@ -125,6 +129,7 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     r.dp_param_gather_exposed_s = non_negative(gather / gpus);
     r.cp_comm_exposed_s = non_negative(cp / gpus);
     r.ep_comm_exposed_s = non_negative(ep / gpus);
+    r.optimizer_offload_exposed_s = non_negative(offload / gpus);
     // MFU keeps Megatron's model-FLOPs formula and is measured against the BF16 dense peak
     // (FP16 where a GPU file has no BF16), whatever the run precision; mfu_run_precision is
     // against the run precision's own peak.
@@ -165,6 +170,12 @@ Report make_report(const Scenario& sc, const Workload& w, const Timeline& tl,
     s.dp_param_gather_exposed_s = non_negative(s.dp_param_gather_exposed_s / g);
     s.cp_comm_exposed_s = non_negative(s.cp_comm_exposed_s / g);
     s.ep_comm_exposed_s = non_negative(s.ep_comm_exposed_s / g);
+    s.offload_exposed_s = non_negative(s.offload_exposed_s / g);
+    s.host_optimizer_gib = work.memory.host_optimizer / kGiB;
+    if (work.offload.active &&
+        (!r.optimizer_offload || work.offload.params > r.optimizer_offload->params)) {
+      r.optimizer_offload = work.offload;
+    }
     s.bubble_s = non_negative(s.bubble_s / g);
     s.weights_gib = work.memory.weights / kGiB;
     s.gradients_gib = work.memory.gradients / kGiB;

@@ -25,6 +25,7 @@ struct StageReport {
   double dp_param_gather_exposed_s = 0;  // of dp_comm_exposed_s: waits on parameter gathers
   double cp_comm_exposed_s = 0;
   double ep_comm_exposed_s = 0;  // MoE dispatch and combine not hidden behind compute
+  double offload_exposed_s = 0;  // optimizer CPU offload: the wait on the host
   double bubble_s = 0;
   double memory_gib = 0;
   double weights_gib = 0, gradients_gib = 0, optimizer_gib = 0, activations_gib = 0;
@@ -41,6 +42,7 @@ struct StageReport {
   double reserved_gib = 0;
   double device_gib = 0;
   int microbatches_in_flight = 0;
+  double host_optimizer_gib = 0;  // optimizer CPU offload: host memory per GPU
 };
 
 // One class of kernel on the explained stage (docs/explain.md), per step.
@@ -104,6 +106,10 @@ struct Report {
   // Context-parallel ring transfers the attention blocks beside them did not hide.
   double cp_comm_exposed_s = 0;
   double ep_comm_exposed_s = 0;
+  // Optimizer CPU offload (plan.optimizer_cpu_offload): the optimizer step's wait on the
+  // host's copies and CPU step, and the stage with the most offloaded parameters' work.
+  double optimizer_offload_exposed_s = 0;
+  std::optional<OptimizerOffload> optimizer_offload;
   double peak_memory_gib = 0;
   double memory_reserved_gib = 0;  // the fullest GPU's reserve (StageReport::reserved_gib)
   // HBM left on the fullest GPU: memory - reserved - peak (negative: does not fit).

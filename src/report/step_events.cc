@@ -54,6 +54,7 @@ EventTrack event_track(EventKind kind) {
     case EventKind::kDpCollective:
     case EventKind::kCpTransfer:
     case EventKind::kEpCollective:
+    case EventKind::kHostOptimizer:
       break;
   }
   return EventTrack::kComm;
@@ -110,6 +111,8 @@ std::string event_name(const StepEvent& e, int virtual_stages) {
       if (e.first_layer >= 0) return fmt::format("{} L{}", name, e.first_layer);
       return name + " expert grads";
     }
+    case EventKind::kHostOptimizer:
+      return "host optimizer (D2H, CPU Adam, H2D)";
   }
   return "?";
 }
@@ -228,6 +231,12 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
           e.bytes = iv.bytes;
           e.bucket = iv.bucket;
           e.bucket_wait = iv.bucket_wait;
+          events.push_back(e);
+          break;
+        }
+        case IntervalKind::kHostOptimizer: {
+          StepEvent e = base_event(iv, EventKind::kHostOptimizer);
+          e.bytes = iv.bytes;
           events.push_back(e);
           break;
         }

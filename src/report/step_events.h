@@ -19,17 +19,18 @@
 namespace trident {
 
 enum class EventKind {
-  kForward,       // forward pass of (micro-batch, chunk)
-  kBackward,      // backward pass of (micro-batch, chunk)
-  kOptimizer,     // optimizer step
-  kBubble,        // waiting for a pipeline neighbour to produce
-  kTpCollective,  // a tensor-parallel collective of one layer (simulated or closed form)
-  kRecv,          // a pipeline transfer this actor receives (and waits for)
-  kSend,          // a pipeline transfer this actor sends (its receiver runs and waits for it)
-  kDpCollective,  // data-parallel gradient reduction, a bucket of it, or the weight all-gather
-  kCpTransfer,    // a context-parallel ring step's K/V (dK/dV) transfer, beside attention
-  kEpCollective,  // a MoE layer's dispatch or combine over the expert-parallel group, or the
-                  // expert gradients' reduction over the expert-data-parallel group
+  kForward,        // forward pass of (micro-batch, chunk)
+  kBackward,       // backward pass of (micro-batch, chunk)
+  kOptimizer,      // optimizer step
+  kBubble,         // waiting for a pipeline neighbour to produce
+  kTpCollective,   // a tensor-parallel collective of one layer (simulated or closed form)
+  kRecv,           // a pipeline transfer this actor receives (and waits for)
+  kSend,           // a pipeline transfer this actor sends (its receiver runs and waits for it)
+  kDpCollective,   // data-parallel gradient reduction, a bucket of it, or the weight all-gather
+  kCpTransfer,     // a context-parallel ring step's K/V (dK/dV) transfer, beside attention
+  kEpCollective,   // a MoE layer's dispatch or combine over the expert-parallel group, or the
+                   // expert gradients' reduction over the expert-data-parallel group
+  kHostOptimizer,  // optimizer CPU offload: the wait on the host's copies and CPU step
 };
 
 // Where an event goes: what the GPU computes (or idles on), what it waits on from the network,

@@ -180,6 +180,7 @@ Lanes lanes_of(const ActorTimeline& a, double x0, double px_per_s) {
         b.cls = kB;
         break;
       case IntervalKind::kOptimizer:
+      case IntervalKind::kHostOptimizer:  // the rest of the step, on the host
         b.cls = kOpt;
         break;
       case IntervalKind::kPpComm:

@@ -52,6 +52,8 @@ const char* category(EventKind k) {
       return "cp";
     case EventKind::kEpCollective:
       return "ep";
+    case EventKind::kHostOptimizer:
+      return "optimizer";
   }
   return "?";
 }
@@ -127,6 +129,10 @@ std::string args_json(const StepEvent& e, int v) {
       add("bytes", bytes_text(e.bytes));
       break;
     case EventKind::kOptimizer:
+      break;
+    case EventKind::kHostOptimizer:
+      add("bytes", bytes_text(e.bytes));
+      add_str("note", "gradients to the host, its CPU optimizer step, weights back");
       break;
   }
   return "{" + a + "}";

@@ -116,6 +116,19 @@ std::string format_json(const Report& r) {
   j["attention_backend"] = r.attention_backend;
   j["mfu_peak"] = r.mfu_peak;  // the dense peak `mfu` and `hfu` are measured against
   j["mfu_run_precision"] = r.mfu_run_precision;
+  j["optimizer_offload_exposed_s"] = r.optimizer_offload_exposed_s;
+  if (r.optimizer_offload) {
+    const OptimizerOffload& o = *r.optimizer_offload;
+    j["optimizer_offload"] = {{"params_per_gpu", o.params},
+                              {"d2h_bytes", o.d2h_bytes},
+                              {"h2d_bytes", o.h2d_bytes},
+                              {"d2h_s", o.d2h_s},
+                              {"cpu_step_s", o.cpu_s},
+                              {"h2d_s", o.h2d_s},
+                              {"host_gib_per_gpu", o.host_bytes / (1ull << 30)},
+                              {"overlap", o.overlap},
+                              {"pieces", o.pieces}};
+  }
   Json stages = Json::array();
   for (const StageReport& s : r.stages) {
     stages.push_back({{"stage", s.stage},
@@ -128,6 +141,7 @@ std::string format_json(const Report& r) {
                       {"dp_param_gather_exposed_s", s.dp_param_gather_exposed_s},
                       {"cp_comm_exposed_s", s.cp_comm_exposed_s},
                       {"ep_comm_exposed_s", s.ep_comm_exposed_s},
+                      {"offload_exposed_s", s.offload_exposed_s},
                       {"bubble_s", s.bubble_s},
                       {"memory_gib", s.memory_gib},
                       {"weights_gib", s.weights_gib},
@@ -144,7 +158,8 @@ std::string format_json(const Report& r) {
                       {"userbuffers_gib", s.userbuffers_gib},
                       {"workspaces_gib", s.workspaces_gib},
                       {"device_gib", s.device_gib},
-                      {"microbatches_in_flight", s.microbatches_in_flight}});
+                      {"microbatches_in_flight", s.microbatches_in_flight},
+                      {"host_optimizer_gib", s.host_optimizer_gib}});
   }
   j["stages"] = std::move(stages);
   j["explain"] = explain_json(r);  // where the step goes (docs/explain.md)
@@ -213,6 +228,16 @@ std::string format_table(const Report& r) {
     line("MFU (Megatron, active)", fmt::format("{:.1f} %", 100 * r.mfu_active));
     line("tokens per expert", fmt::format("{:.0f} mean, {:.0f} busiest (per micro-batch)",
                                           r.tokens_per_expert_mean, r.tokens_per_expert_max));
+  }
+  if (r.optimizer_offload) {
+    const OptimizerOffload& o = *r.optimizer_offload;
+    line("optimizer CPU offload",
+         fmt::format("{:.4f} s exposed; per GPU {:.2f}B params, D2H {:.2f} GB in {:.3f} s, CPU "
+                     "Adam {:.3f} s, H2D {:.2f} GB in {:.3f} s{}, host {:.1f} GiB",
+                     r.optimizer_offload_exposed_s, o.params / 1e9, o.d2h_bytes / 1e9, o.d2h_s,
+                     o.cpu_s, o.h2d_bytes / 1e9, o.h2d_s,
+                     o.overlap ? fmt::format(", {} pieces overlapped", o.pieces) : "",
+                     o.host_bytes / (1ull << 30)));
   }
   line("peak memory",
        fmt::format("{:.1f} GiB + {:.1f} GiB reserved of {:.1f} GiB ({}, margin {:.1f} GiB)",

@@ -1,8 +1,11 @@
 #include "workload/layer_ops.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "workload/moe_ops.h"
+#include "workload/nvfp4.h"
 
 namespace trident {
 namespace {
@@ -118,8 +121,9 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchi
   d.f = static_cast<double>(model.ffn_hidden_size);
   d.v = static_cast<double>(model.vocab_size);
   d.t = plan.tensor;
-  // fp8 training keeps 16-bit activations; fp32/tf32 keep 32-bit ones.
-  d.elem = plan.precision == Precision::kFp8 ? 2.0 : precision_bytes(plan.precision);
+  // fp8 and fp4 training keep 16-bit activations; fp32/tf32 keep 32-bit ones.
+  d.fp4 = plan.precision == Precision::kFp4;
+  d.elem = plan.precision == Precision::kFp8 || d.fp4 ? 2.0 : precision_bytes(plan.precision);
   d.swiglu = model.swiglu;
   d.rope = model.rotary_position_embeddings;
   d.attention_dropout = model.attention_dropout > 0;
@@ -195,8 +199,17 @@ Op cp_transfer(const char* name, double bytes) {
 
 // Under fp8, the cast of `elems` 16-bit elements to FP8 (with amax and scales) before a
 // linear GEMM.
+// Under fp4, the three NVFP4 quantization kernels instead (nvfp4.h), named after the cast.
 void add_cast(std::vector<Op>* ops, const LayerDims& d, const char* name, double elems) {
   if (d.fp8) add(ops, memory(name, elems * d.fp8_cast_bytes));
+  if (!d.fp4) return;
+  const std::string what = std::string(name).substr(sizeof("fp8_cast_") - 1);
+  const Nvfp4QuantizeBytes q;
+  for (const auto& [kernel, bytes] : {std::pair<const char*, double>{"nvfp4_amax_", q.amax},
+                                      {"nvfp4_cast_", q.rowwise},
+                                      {"nvfp4_rht_cast_", q.columnwise}}) {
+    add(ops, memory((kernel + what).c_str(), elems * bytes));
+  }
 }
 
 }  // namespace

@@ -84,6 +84,9 @@ struct LayerDims {
   // output gradient (backward) of `fp8_cast_bytes` per element.
   bool fp8 = false;
   double fp8_cast_bytes = 0;
+  // precision fp4: linear GEMMs in NVFP4, each GEMM input (forward) and output gradient
+  // (backward) quantized by three kernels (workload/nvfp4.h).
+  bool fp4 = false;
   // Megatron sequence parallelism: norms and dropouts run on 1/t of the tokens, and each
   // all-reduce becomes an all-gather before the block and a reduce-scatter after it.
   bool sequence_parallel = false;

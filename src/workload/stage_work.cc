@@ -1,6 +1,7 @@
 #include "workload/stage_work.h"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 
 #include "schedule/program.h"
@@ -9,6 +10,7 @@
 #include "workload/layer_ops.h"
 #include "workload/moe_model.h"
 #include "workload/moe_ops.h"
+#include "workload/nvfp4.h"
 #include "workload/op_classes.h"
 #include "workload/tp_overlap.h"
 
@@ -101,10 +103,12 @@ Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims
            plan.stack.tp_grad_overlap,
            plan.stack.host_time_per_kernel_s,
            {}};
-  if (plan.precision == Precision::kFp8) {
-    t.attention = plan.fp8_attention ? Precision::kFp8 : Precision::kBf16;
+  if (plan.precision == Precision::kFp8 || plan.precision == Precision::kFp4) {
+    // NVFP4 leaves attention in BF16 (TE's NVFP4BlockScaling: fp8_dpa = False).
+    const bool low = plan.precision == Precision::kFp8 && plan.fp8_attention;
+    t.attention = low ? Precision::kFp8 : Precision::kBf16;
     // A GPU file without a bf16 peak times 16-bit work at fp16.
-    if (!plan.fp8_attention && !cm.has_peak(Precision::kBf16)) t.attention = Precision::kFp16;
+    if (!low && !cm.has_peak(Precision::kBf16)) t.attention = Precision::kFp16;
   }
   return t;
 }
@@ -333,11 +337,18 @@ StageMemory sharded_memory(const PlanSpec& plan, double d, double params, double
 // activations.py:9-12, g = 1), and FC2 (TE Linear) saves its input, f / t wide, in 16 bits or
 // as its FP8 cast with the recipe's scales (TE module/linear.py:619-661). (2g + 2) f / h: 16 for
 // GPT's f = 4h, 21 for Llama-3 70B's SwiGLU with f = 3.5h.
+// Returns the bytes per element Transformer Engine saves of a linear layer's input for its
+// weight gradient: the FP8 cast and its scales under fp8, the column-wise NVFP4 copy under fp4
+// (kNvfp4BytesPerElement), else the 16-bit input.
+double saved_linear_input_bytes(const PlanSpec& p) {
+  if (p.precision == Precision::kFp4) return kNvfp4BytesPerElement;
+  if (p.precision == Precision::kFp8) return 1 + fp8_scale_bytes_per_element(p.fp8_recipe);
+  return 2;
+}
+
 double dense_mlp_coefficient(const ModelSpec& m, const PlanSpec& p) {
   const double g = m.swiglu ? 2 : 1, f = double(m.ffn_hidden_size) / m.hidden_size;
-  const double fc2_input =
-      p.precision == Precision::kFp8 ? 1 + fp8_scale_bytes_per_element(p.fp8_recipe) : 2;
-  return (2 * g + fc2_input) * f;
+  return (2 * g + saved_linear_input_bytes(p)) * f;
 }
 
 // The attention core that selective recomputation re-runs before the backward pass.
@@ -373,6 +384,60 @@ void schedule_memory(const std::vector<StageProgram>& programs, Workload* w) {
     st.memory.activations = peak;
     st.memory.microbatches_in_flight = peak_count;
   }
+}
+
+// Returns `ops` as the plan's software stack launches them: eager PyTorch splits the fused
+// element-wise blocks (eager_ops.h).
+std::vector<Op> stack_kernels(std::vector<Op> ops, const LayerDims& dims, const ModelSpec& model,
+                              const PlanSpec& plan) {
+  if (plan.stack.elementwise != ElementwiseKernels::kEager) return ops;
+  return eager_ops(ops, dims, model.rms_norm);
+}
+
+// The kernels of one transformer layer at one precision, timed once, with the activations
+// they keep: the plan's, or BF16 for the layers first_last_layers_bf16 keeps there.
+struct LayerKernels {
+  LayerKernels(const ComputeModel& compute, const ModelSpec& model, const PlanSpec& plan,
+               GpuArchitecture arch)
+      : dims(make_layer_dims(model, plan, arch)),
+        tm(make_timing(compute, plan, dims)),
+        fwd(stack_kernels(layer_forward_ops(dims), dims, model, plan)),
+        bwd(stack_kernels(layer_backward_ops(dims), dims, model, plan)),
+        moe_fwd(model.moe() ? stack_kernels(layer_forward_ops(dims, true), dims, model, plan)
+                            : std::vector<Op>()),
+        moe_bwd(model.moe() ? stack_kernels(layer_backward_ops(dims, true), dims, model, plan)
+                            : std::vector<Op>()),
+        act(layer_activation_bytes(model, plan, arch)),
+        act_moe(act + moe_activation_delta_bytes(model, plan)) {
+    tm.arch = arch;
+    if (plan.recompute == Recompute::kFull) recompute = fwd;
+    if (plan.recompute == Recompute::kSelective) {
+      const bool alternate =
+          plan.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls;
+      recompute = alternate ? alternate_matmul_recompute(fwd, dims) : attention_core(fwd);
+    }
+    moe_recompute = plan.recompute == Recompute::kFull ? moe_fwd : recompute;
+    for (const std::vector<Op>* ops :
+         {&fwd, &bwd, &recompute, &moe_fwd, &moe_bwd, &moe_recompute}) {
+      time_once(*ops, &tm);
+    }
+  }
+  LayerKernels(const LayerKernels&) = delete;
+  LayerKernels& operator=(const LayerKernels&) = delete;
+
+  LayerDims dims;
+  Timing tm;
+  std::vector<Op> fwd, bwd, recompute, moe_fwd, moe_bwd, moe_recompute;
+  double act = 0, act_moe = 0;  // activation bytes kept per dense / MoE layer
+};
+
+// Returns `plan` with its linear layers in BF16 (FP16 on a GPU file without a BF16 peak):
+// the layers first_last_layers_bf16 keeps out of FP8 / FP4.
+PlanSpec bf16_plan(PlanSpec plan, const ComputeModel& compute) {
+  plan.precision = compute.has_peak(Precision::kBf16) ? Precision::kBf16 : Precision::kFp16;
+  plan.fp8_attention = false;
+  plan.fp8_param_gather = false;
+  return plan;
 }
 
 }  // namespace
@@ -427,17 +492,19 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
   const double mlp = dense_mlp_coefficient(m, p);
   double sharded = 8 - 4 * (1 - double(m.num_query_groups) / m.num_attention_heads) + mlp;
   double replicated_kept = replicated;
-  if (p.precision == Precision::kFp8) {
+  if (p.precision == Precision::kFp8 || p.precision == Precision::kFp4) {
     // Transformer Engine saves a linear layer's input for the weight gradient in FP8, as the
     // GEMM read it (transformer_engine/pytorch/module/linear.py and layernorm_linear.py /
     // layernorm_mlp.py save the FP8-cast input or layer-norm output, not the 16-bit one): the
-    // QKV and FC1 inputs (2 + 2 of the replicated part) drop to 1 byte each (the FC2 input's
-    // FP8 copy is in `mlp`); the projection's input is the attention output, which the
-    // attention keeps in 16 bits for its own backward, so its FP8 copy adds 1. Block-scaled
-    // recipes add their scales (1/32 or 4/128 of a byte).
-    const double scale = fp8_scale_bytes_per_element(p.fp8_recipe);
-    replicated_kept -= 2 * (1 - scale);
-    sharded += 1 + scale;
+    // QKV and FC1 inputs (2 + 2 of the replicated part) drop to the saved copy's bytes (the
+    // FC2 input's is in `mlp`); the projection's input is the attention output, which the
+    // attention keeps in 16 bits for its own backward, so its low-precision copy adds one.
+    // Block-scaled FP8 recipes add their scales (1/32 or 4/128 of a byte); NVFP4 saves the
+    // column-wise (Hadamard-transformed) copy the wgrad GEMM reads (TE module/linear.py keeps
+    // the input with columnwise usage only).
+    const double kept = saved_linear_input_bytes(p);
+    replicated_kept -= 2 * (2 - kept);
+    sharded += kept;
   }
   switch (p.recompute) {
     case Recompute::kFull:
@@ -470,39 +537,26 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const PlanSpec& plan = sc.plan;
   const GpuArchitecture arch = sc.cluster.gpu.architecture;
   const ComputeModel compute(sc.cluster.gpu, plan.precision);
-  const LayerDims dims = make_layer_dims(model, plan, arch);
-  Timing cm = make_timing(compute, plan, dims);
-  cm.arch = arch;
-  // The stack's kernels: eager PyTorch splits the fused element-wise blocks (eager_ops.h).
-  const bool eager = plan.stack.elementwise == ElementwiseKernels::kEager;
-  const auto stack_ops = [&](std::vector<Op> ops) {
-    return eager ? eager_ops(ops, dims, model.rms_norm) : ops;
-  };
-  const std::vector<Op> layer_fwd = stack_ops(layer_forward_ops(dims));
-  const std::vector<Op> layer_bwd = stack_ops(layer_backward_ops(dims));
-  const bool alternate = plan.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls;
-  std::vector<Op> recompute_ops;
-  if (plan.recompute == Recompute::kFull) recompute_ops = layer_fwd;
-  if (plan.recompute == Recompute::kSelective) {
-    recompute_ops =
-        alternate ? alternate_matmul_recompute(layer_fwd, dims) : attention_core(layer_fwd);
+  const LayerKernels low(compute, model, plan, arch);
+  const LayerDims& dims = low.dims;
+  const Timing& cm = low.tm;
+  // The stack's kernels for the embedding and output layer (the layers' are in LayerKernels).
+  const auto stack_ops = [&](std::vector<Op> ops) { return stack_kernels(ops, dims, model, plan); };
+  // first_last_layers_bf16: those layers' kernels at 16 bits (Megatron-Core enters no FP8 /
+  // FP4 context for them: megatron/core/fp8_utils.py get_fp8_context, fp4_utils.py
+  // get_fp4_context, by the layer's global number).
+  std::unique_ptr<LayerKernels> bf16;
+  if (plan.first_last_layers_bf16) {
+    bf16 = std::make_unique<LayerKernels>(compute, model, bf16_plan(plan, compute), arch);
   }
+  const auto kernels = [&](int layer) -> const LayerKernels& {
+    return bf16 && plan.bf16_layer(layer, model.num_layers) ? *bf16 : low;
+  };
   // Megatron's data-parallel group with context parallelism (d * cp) reduces the gradients and
   // shards the distributed optimizer (parallel_state.get_data_parallel_group(
   // with_context_parallel=True)).
   const double t = plan.tensor, h = model.hidden_size, d = plan.data_context();
   const int p = plan.pipeline, v = plan.virtual_stages;
-  // MoE layers (model.moe_layer_pattern) run their own MLP (moe_ops.h).
-  const std::vector<Op> moe_fwd =
-      model.moe() ? stack_ops(layer_forward_ops(dims, true)) : std::vector<Op>();
-  const std::vector<Op> moe_bwd =
-      model.moe() ? stack_ops(layer_backward_ops(dims, true)) : std::vector<Op>();
-  const std::vector<Op>& moe_recompute =
-      plan.recompute == Recompute::kFull ? moe_fwd : recompute_ops;
-  const std::vector<Op>* repeated[] = {&layer_fwd, &layer_bwd, &recompute_ops, &moe_fwd, &moe_bwd};
-  for (const std::vector<Op>* ops : repeated) {
-    time_once(*ops, &cm);
-  }
   const double ep = plan.expert_parallel;
   // A MoE layer's GPU holds the non-expert weights split over t, and E / EP experts, each
   // split over ETP (expert_tensor_parallel_size).
@@ -521,13 +575,12 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const double final_norm = model.rms_norm ? h : 2 * h;
   // The output layer reuses the embedding matrix; on another stage it holds a copy.
   const bool output_copy = model.untie_embeddings_and_output_weights || p > 1;
-  const double act_layer = layer_activation_bytes(model, plan, arch);
   // With EP = 1 and ETP = t the expert-data-parallel group is the data-parallel group: the
   // experts' gradients travel with the rest.
   const bool experts_apart = plan.expert_parallel > 1 || plan.expert_tensor() != plan.tensor;
   const double apart_params = experts_apart ? moe_expert_params : 0;
-  const double act_moe = act_layer + moe_activation_delta_bytes(model, plan);
   const bool fp8 = plan.precision == Precision::kFp8;
+  const bool fp4 = plan.precision == Precision::kFp4;
   // Under fp8 the weights stay 16-bit (Megatron's parameters) and Transformer Engine adds FP8
   // copies, cast once per step (Megatron passes is_first_microbatch, so later micro-batches
   // reuse them): timed with the optimizer step.
@@ -536,7 +589,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   // FP8 primary weights (fp8_param_gather) keep no 16-bit copy; the distributed optimizer
   // gathers one FP8 layout with its scales.
   const bool fp8_only = fp8 && plan.fp8_param_gather;
-  const double weight_bytes = fp8_only ? 0.0 : fp8 ? 2.0 : precision_bytes(plan.precision);
+  const double weight_bytes = fp8_only ? 0.0 : fp8 || fp4 ? 2.0 : precision_bytes(plan.precision);
   const double gather_bytes = fp8_only ? fp8_gather_bytes_per_param(plan.fp8_recipe) : weight_bytes;
   const double tokens = double(plan.micro_batch_size) * dims.s;  // per rank: seq / cp
   const bool gather_bwd = plan.shards_params() && d > 1;
@@ -562,6 +615,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   for (int s = 0; s < p; ++s) {
     StageWork& st = w.stages[s];
     st.chunks.resize(v);
+    // Transformer-layer parameters whose linear layers run at the plan's precision, and those
+    // first_last_layers_bf16 keeps in BF16.
+    double low_params = 0, bf16_params = 0;
     // The stage's smallest and largest FSDP unit reduced over d cp, and its largest experts'.
     double min_unit = per_layer_params, max_unit = 0, max_expert_unit = 0;
     bool any_layer = false;
@@ -577,9 +633,13 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       ch.has_output = vs == p * v - 1;
       double params = 0, expert_params = 0;
       int moe_layers = 0;
+      ch.activation_bytes = 0;
       for (int l = 0; l < ch.num_layers; ++l) {
         const bool moe = model.is_moe_layer(ch.first_layer + l);
         moe_layers += moe ? 1 : 0;
+        const LayerKernels& k = kernels(ch.first_layer + l);
+        ch.activation_bytes += moe ? k.act_moe : k.act;
+        (&k == &low ? low_params : bf16_params) += moe ? moe_layer_params : per_layer_params;
         params += moe ? moe_layer_params : per_layer_params;
         expert_params += moe ? apart_params : 0;
         // FSDP units: the layer's parameters reduced over d cp, and its experts apart.
@@ -613,7 +673,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         const bool moe = model.is_moe_layer(layer);
         fwd_weights(moe ? moe_layer_params - apart_params : per_layer_params,
                     moe ? apart_params : 0);
-        append_ops(moe ? moe_fwd : layer_fwd, cm, plan.tensor, layer, &ch.forward);
+        const LayerKernels& k = kernels(layer);
+        append_ops(moe ? k.moe_fwd : k.fwd, k.tm, plan.tensor, layer, &ch.forward);
       }
       if (ch.has_output) {
         fwd_weights(out, 0);
@@ -635,8 +696,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         const bool moe = model.is_moe_layer(layer);
         bwd_weights(moe ? moe_layer_params - apart_params : per_layer_params,
                     moe ? apart_params : 0);
-        append_ops(moe ? moe_recompute : recompute_ops, cm, plan.tensor, layer, &ch.backward);
-        append_ops(moe ? moe_bwd : layer_bwd, cm, plan.tensor, layer, &ch.backward);
+        const LayerKernels& k = kernels(layer);
+        append_ops(moe ? k.moe_recompute : k.recompute, k.tm, plan.tensor, layer, &ch.backward);
+        append_ops(moe ? k.moe_bwd : k.bwd, k.tm, plan.tensor, layer, &ch.backward);
         // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
         grads_done(moe ? moe_layer_params - apart_params : per_layer_params, &ch.backward);
         if (moe) ch.backward.segments.back().expert_grad_params += apart_params;
@@ -650,10 +712,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         st_16bit_params += embed;
       }
       finish(&ch.backward);
-      ch.backward.model_flops -= (ch.num_layers - moe_layers) * gemm_flops(recompute_ops) +
-                                 moe_layers * gemm_flops(moe_recompute);
+      ch.backward.model_flops -= (ch.num_layers - moe_layers) * gemm_flops(low.recompute) +
+                                 moe_layers * gemm_flops(low.moe_recompute);
       ch.params_per_gpu = params;
-      ch.activation_bytes = act_layer * (ch.num_layers - moe_layers) + act_moe * moe_layers;
       st.expert_params_per_gpu += expert_params;
       if (moe_layers > 0) st.memory.dispatch_buffers = moe_dispatch_buffer_bytes(model, plan);
       // The vocab-parallel cross-entropy saves the fp32 softmax of each micro-batch's logits
@@ -687,8 +748,18 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.param_gather_bytes = plan.distributed_optimizer ? dense * gather_bytes : 0;
     st.expert_grad_bytes = experts * grad_elem;
     st.expert_param_gather_bytes = plan.distributed_optimizer ? experts * gather_bytes : 0;
-    st.optimizer_s = timed_optimizer(compute, sharded * adam_bytes_per_param(plan), fp8,
-                                     (params - st_16bit_params) * fp8_weight_cast, &st.compute);
+    // The weights' FP8 / NVFP4 copies are cast once a step with the optimizer: the transformer
+    // layers' linear weights at the plan's precision (not the embedding and output layer, D6,
+    // nor the layers first_last_layers_bf16 keeps in BF16).
+    const double cast_bytes =
+        low_params * (fp4 ? nvfp4_weight_cast_bytes_per_param() : fp8_weight_cast);
+    // Optimizer CPU offload: the host steps its share (optimizer_offload.h); the GPU the rest.
+    // Its shard holds about 4 weight matrices a layer of the stage, / d cp.
+    st.offload = optimizer_offload(plan, sc.cluster, sharded,
+                                   4.0 * st.num_layers / (plan.distributed_optimizer ? d : 1));
+    const double on_gpu = sharded - st.offload.params;
+    st.optimizer_s = timed_optimizer(compute, on_gpu * adam_bytes_per_param(plan), fp8 || fp4,
+                                     cast_bytes, &st.compute);
     st.p2p_bytes = tokens * h * dims.elem / (plan.sequence_parallel ? t : 1);
     st.grad_bucket_params = plan.grad_bucket_size > 0
                                 ? double(plan.grad_bucket_size)
@@ -723,6 +794,16 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.memory.gradients += expert_memory.gradients;
     st.memory.optimizer += expert_memory.optimizer;
     st.memory.step_main_grads += expert_memory.step_main_grads;
+    // fp8 and first_last_layers_bf16: no FP8 copies of the BF16 layers (their share under
+    // optim_grads_params); fp4: NVFP4 copies of the FP4 layers only, unsharded (TE caches them
+    // per module, docs/memory.md D7).
+    if (fp8) st.memory.weights -= bf16_params * fp8_weight_bytes / (fsdp && d > 1 ? d : 1);
+    if (fp4) st.memory.weights += low_params * nvfp4_weight_bytes_per_param();
+    // Offload: the host holds the offloaded share of the optimizer state.
+    if (st.offload.active) {
+      st.memory.optimizer *= 1 - plan.optimizer_offload_fraction;
+      st.memory.host_optimizer = st.offload.host_bytes;
+    }
     if (plan.context > 1) st.memory.cp_buffers = 4 * cp_kv_bytes(dims);
   }
   schedule_memory(programs, &w);

@@ -12,6 +12,7 @@
 #include "schedule/program.h"
 #include "workload/compute_classes.h"
 #include "workload/reserved_memory.h"
+#include "workload/optimizer_offload.h"
 
 namespace trident {
 
@@ -110,6 +111,8 @@ struct StageMemory {
   double logits_transient = 0;
   // What the GPU holds besides these tensors (CUDA context, NCCL, userbuffers, workspaces).
   ReservedMemory reserved;
+  // Optimizer CPU offload: host memory its offloaded optimizer state holds (not in total()).
+  double host_optimizer = 0;
   // The model's tensors at the peak: what PyTorch's caching allocator holds for them.
   double total() const {
     return weights + gradients + optimizer + activations + cp_buffers + dispatch_buffers +
@@ -125,6 +128,8 @@ struct StageWork {
   std::vector<ChunkWork> chunks;
   int num_layers = 0;      // over all chunks
   double optimizer_s = 0;  // optimizer step on this GPU's (shard of) parameters
+  // plan.optimizer_cpu_offload: the share of the step on the host (optimizer_s is the GPU's).
+  OptimizerOffload offload;
   double params_per_gpu = 0;
   double grad_bytes = 0;          // gradient bytes this GPU reduces over its DP (x CP) group
   double param_gather_bytes = 0;  // distributed optimizer: updated weights all-gathered
