@@ -172,6 +172,10 @@ def scenario_for(row):
     overrides = {"cluster.nodes": max(1, -(-row["gpus"] // per_node))}
     for o in row.get("overrides", []):
         k, v = o.split("=", 1)
+        try:  # a bare number stays a number in the YAML ("900 GB/s" stays text)
+            v = float(v) if "." in v else int(v)
+        except ValueError:
+            pass
         overrides[k] = v
     return {"cluster": row["cluster"], "model": model, "plan": plan,
             "overrides": overrides}, applied
