@@ -45,7 +45,8 @@ LLAMA2_7B = {"name": "llama2-7b", "num_layers": 32, "hidden_size": 4096,
 # Hopper): its measured fractions of the 989 TFLOP/s peak at 32k-64k tokens, causal forward
 # 345 and backward 317-323 TFLOP/s (NVIDIA/cudnn-frontend benchmark/benchmark_results.csv
 # @ 505fcfe, H200, the "pytorch" columns). A kernel measurement, not a fit; to be replaced by
-# the software-stack profile's SDPA attention once it exists.
+# the software-stack profile's SDPA attention once it exists (with `stack: torchtitan-compile`,
+# whose attention sdpa resolves to attention_backend flash2, drop the two flash lines).
 GRAND_TETON = ["cluster.gpu.memory=96 GiB", "cluster.gpu.memory_bandwidth=2400 GB/s",
                "cluster.gpu.efficiency.flash_attention.forward=0.35",
                "cluster.gpu.efficiency.flash_attention.backward=0.325"]

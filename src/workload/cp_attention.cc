@@ -75,7 +75,12 @@ std::vector<Op> torch_ring_ops(const LayerDims& d, bool backward) {
   for (int i = 0; i < cp; ++i) {
     double bytes = gather ? (i == 0 ? (cp - 1) * kv : 0) : (i + 1 < cp ? kv : 0);
     if (backward && i > 0) bytes += dkv;
-    if (bytes > 0) ops.push_back(transfer(backward ? "cp_kv_dkv" : "cp_kv", bytes, true));
+    if (bytes > 0) {
+      ops.push_back(transfer(!backward ? "cp_kv"
+                             : i == 0  ? "cp_kv_bwd"
+                                       : "cp_kv_dkv",
+                             bytes, true));
+    }
     ops.push_back(ring_block(d, backward, i));
     if (!backward) {
       // Cast to fp32 (output and LSE), then for i > 0 the merge and the LSE update.
