@@ -198,6 +198,10 @@ def scenario_for(row):
     overrides = {"cluster.nodes": nodes}
     for o in row.get("overrides", []):
         k, v = o.split("=", 1)
+        try:  # a bare number stays a number in the YAML ("900 GB/s" stays text)
+            v = float(v) if "." in v else int(v)
+        except ValueError:
+            pass
         overrides[k] = v
     return {"cluster": row["cluster"], "model": model, "plan": plan,
             "overrides": overrides}, applied

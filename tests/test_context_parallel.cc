@@ -7,6 +7,7 @@
 #include "config/megatron_args.h"
 #include "schedule/rank_map.h"
 #include "test_support.h"
+#include "workload/cp_attention.h"
 #include "workload/layer_ops.h"
 #include "workload/stage_work.h"
 
@@ -98,7 +99,7 @@ TEST_CASE("the p2p ring runs each rank's 1/cp of the causal attention in cp bloc
       for (const Op& op : ops) {
         blocks += op.kind == OpKind::kAttention;
         transfers += op.kind == OpKind::kCpTransfer;
-        bytes += op.bytes;
+        bytes += op.kind == OpKind::kCpTransfer ? op.bytes : 0;
       }
       INFO("cp " << cp << (bwd ? " backward" : " forward"));
       CHECK(blocks == cp);
@@ -161,9 +162,10 @@ TEST_CASE("context parallel memory: activations / cp, ring buffers, dp-cp shardi
     const double sharded = 8 - 4 * (1 - 1.0 / 8) + 21, replicated = 8;
     CHECK(layer_activation_bytes(sc.model, sc.plan, GpuArchitecture::kHopper) ==
           Approx(s * h * ((sharded + replicated) / t + 4 * 64 / (h * t))).epsilon(1e-12));
-    // Ring buffers: two K/V and two dK/dV blocks of s tokens, one 128-wide group per rank.
-    const double kv = 2 * s * 1 * 128 * 2;
-    CHECK(w.stages[0].memory.cp_buffers == (cp > 1 ? 4 * kv : 0));
+    // Ring buffers: every step's K/V block (one 128-wide group per rank), output (8 heads of
+    // 128) and fp32 LSE, held until the output correction after the ring.
+    const double kv = 2 * s * 1 * 128 * 2, out = s * 8 * 128 * 2, lse = s * 8 * 4;
+    CHECK(w.stages[0].memory.cp_buffers == (cp > 1 ? cp * (kv + out + lse) : 0));
     // The distributed optimizer shards over d x cp.
     CHECK(w.stages[0].memory.optimizer ==
           Approx(w.stages[0].params_per_gpu * 12 / (2.0 * cp)).epsilon(1e-12));
@@ -192,7 +194,16 @@ TEST_CASE("context parallel plans are checked as Megatron-Core requires", "[conf
   CHECK_THAT(messages(p, llama_model(2, 8200)),
              Catch::Contains("tensor_parallel × 2 × context_parallel = 8 × 2 × 4"));
   p.cp_comm_type = CpCommType::kA2a;
-  CHECK_THAT(messages(p, llama_model(2, 8192)), Catch::Contains("a2a is not modelled"));
+  CHECK_THAT(messages(p, llama_model(2, 8192)),
+             Catch::Contains("a2a needs num_attention_heads 64 and key/value heads 8 divisible "
+                             "by tensor_parallel × context_parallel = 32"));
+  p.cp_comm_type = CpCommType::kAllGather;
+  CHECK(messages(p, llama_model(2, 8192)).empty());
+  p.cp_implementation = CpImplementation::kTorch;
+  CHECK(messages(p, llama_model(2, 8192)).empty());
+  p.cp_comm_type = CpCommType::kA2a;
+  CHECK_THAT(messages(p, llama_model(2, 8192)),
+             Catch::Contains("PyTorch's context_parallel has no all-to-all attention"));
   p = cp_plan(8, 2, 1, 2, 1);
   CHECK(messages(p, llama_model(2, 8192)).empty());
   p.data = 3;  // 8 × 2 × 3 = 48 > 32 GPUs

@@ -143,10 +143,23 @@ void context_parallel_issues(const PlanSpec& p, const ModelSpec& m, const Cluste
             " (expected " + (p.sequence_parallel ? "t × " : "") +
             "2 × cp equal chunks, as Megatron-Core splits the sequence)");
   }
-  if (p.cp_comm_type != CpCommType::kP2p) {
-    add(issues, {"plan.cp_comm_type"},
-        std::string("cp_comm_type ") + cp_comm_type_name(p.cp_comm_type) +
-            " is not modelled yet (expected p2p)");
+  if (p.cp_comm_type == CpCommType::kA2a && p.cp_implementation == CpImplementation::kTorch) {
+    add(issues, {"plan.cp_comm_type", "plan.cp_implementation"},
+        "cp_comm_type a2a under cp_implementation torch: PyTorch's context_parallel has no "
+        "all-to-all attention (expected p2p or all_gather)");
+  }
+  // Transformer Engine's a2a splits the heads of Q and of K/V over the CP group
+  // (flash_attn_a2a_communicate in context_parallel.py asserts both divide).
+  const std::int64_t kv_heads =
+      m.multi_latent_attention ? m.num_attention_heads : m.num_query_groups;
+  const std::int64_t heads_split = checked_mul(p.tensor, p.context);
+  if (p.cp_comm_type == CpCommType::kA2a &&
+      (m.num_attention_heads % heads_split != 0 || kv_heads % heads_split != 0)) {
+    add(issues, {"plan.cp_comm_type", "model.num_query_groups"},
+        "cp_comm_type a2a needs num_attention_heads " + str(m.num_attention_heads) +
+            " and key/value heads " + str(kv_heads) +
+            " divisible by tensor_parallel × context_parallel = " + str(heads_split) +
+            " (expected p2p or all_gather, or a smaller context_parallel)");
   }
   if (resolve_attention_backend(p.attention_backend, c.gpu.architecture) ==
       AttentionBackend::kUnfused) {

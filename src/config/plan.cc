@@ -106,6 +106,20 @@ bool parse_cp_comm_type(const std::string& name, CpCommType* out) {
   return false;
 }
 
+const char* cp_implementation_name(CpImplementation c) {
+  return c == CpImplementation::kTorch ? "torch" : "transformer_engine";
+}
+
+bool parse_cp_implementation(const std::string& name, CpImplementation* out) {
+  for (CpImplementation c : {CpImplementation::kTransformerEngine, CpImplementation::kTorch}) {
+    if (name == cp_implementation_name(c)) {
+      *out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 constexpr AttentionBackend kBackends[] = {AttentionBackend::kAuto, AttentionBackend::kFlash,
                                           AttentionBackend::kFused, AttentionBackend::kUnfused,

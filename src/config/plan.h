@@ -23,6 +23,13 @@ enum class ParallelDim { kTensor, kData, kPipeline, kContext };
 // group so each rank holds the whole sequence for heads / cp (AttnFuncWithCPAndQKVOA2A,
 // DeepSpeed-Ulysses).
 enum class CpCommType { kP2p, kAllGather, kA2a };
+// Whose context-parallel attention runs. kTransformerEngine: Megatron-Core's (above).
+// kTorch: PyTorch's context_parallel (torch/distributed/tensor/experimental/_attention.py), as
+// torchtitan calls it: the same causal load balance, K/V rotated by an all-gather (cp_comm_type
+// all_gather, torchtitan's context_parallel_rotate_method allgather) or passed one hop per step
+// (p2p, its alltoall), partial outputs merged in fp32 and dK/dV passed on in fp32 (workload/
+// cp_attention.h).
+enum class CpImplementation { kTransformerEngine, kTorch };
 // Megatron-Core --attention-backend. kUnfused: QK^T, softmax, dropout and attention over V as
 // separate kernels with the s x s scores in HBM (Megatron 2020-22). kFlash / kFused: one
 // FlashAttention / cuDNN kernel per pass. kAuto: what Megatron-Core with Transformer Engine
@@ -58,6 +65,8 @@ bool parse_parallel_dim(const std::string& name, ParallelDim* out);
 std::vector<ParallelDim> full_placement(const std::vector<ParallelDim>& placement);
 const char* cp_comm_type_name(CpCommType c);
 bool parse_cp_comm_type(const std::string& name, CpCommType* out);
+const char* cp_implementation_name(CpImplementation c);
+bool parse_cp_implementation(const std::string& name, CpImplementation* out);
 const char* attention_backend_name(AttentionBackend b);
 bool parse_attention_backend(const std::string& name, AttentionBackend* out);
 const char* fp8_recipe_name(Fp8Recipe r);
@@ -109,6 +118,7 @@ struct PlanSpec {
   // with its GEMM, as Transformer Engine's userbuffers run them (--tp-comm-overlap).
   bool tp_comm_overlap = false;
   CpCommType cp_comm_type = CpCommType::kP2p;
+  CpImplementation cp_implementation = CpImplementation::kTransformerEngine;
   // Rank order, fastest-varying first (Megatron-Core's RankGenerator order tp-cp-dp-pp).
   // [tensor, context, data, pipeline] keeps a TP group inside a node; a 3-entry placement
   // without context means context right after tensor (full_placement).

@@ -107,6 +107,7 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { p.pipeline = static_cast<int>(*map.integer("pipeline_parallel")); });
   map.field([&] { p.context = static_cast<int>(*map.integer("context_parallel")); });
   map.field([&] { parse_cp_comm_type(*map.text("cp_comm_type"), &p.cp_comm_type); });
+  map.field([&] { parse_cp_implementation(*map.text("cp_implementation"), &p.cp_implementation); });
   given->data = map.has("data_parallel");
   map.field([&] { p.data = static_cast<int>(map.integer("data_parallel").value_or(0)); });
   map.field([&] { p.micro_batch_size = static_cast<int>(*map.integer("micro_batch_size")); });

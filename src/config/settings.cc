@@ -608,10 +608,20 @@ std::vector<SettingSection> build_sections() {
            mg(def(choice("cp_comm_type", {"p2p", "all_gather", "a2a"},
                          "Context-parallel attention: p2p passes K/V blocks around the CP ring, "
                          "each transfer overlapped with an attention block (Transformer "
-                         "Engine's AttnFuncWithCPAndKVP2P); all_gather and a2a are refused "
-                         "for now (not modelled)."),
+                         "Engine's AttnFuncWithCPAndKVP2P); all_gather gathers K/V before "
+                         "attention (AttnFuncWithCPAndKVAllGather; under cp_implementation "
+                         "torch, torchtitan's rotate method allgather); a2a exchanges Q, K, V "
+                         "and the output all-to-all so each rank attends the whole sequence "
+                         "for heads / cp (AttnFuncWithCPAndQKVOA2A, DeepSpeed-Ulysses)."),
                   "p2p"),
               "--cp-comm-type"),
+           def(choice("cp_implementation", {"transformer_engine", "torch"},
+                      "Whose context-parallel attention runs: transformer_engine "
+                      "(Megatron-Core), or torch, PyTorch's context_parallel as torchtitan "
+                      "calls it (fp32 merges of the partial outputs, fp32 dK/dV, K/V with "
+                      "every query head: torchtitan repeats K/V heads before SDPA); "
+                      "docs/context-parallel.md."),
+               "transformer_engine"),
            derived(integer("data_parallel", 1, limits::kMaxGpus, "Data-parallel size d."),
                    "cluster GPUs / (tensor_parallel × context_parallel × pipeline_parallel)"),
            mg(req(integer("micro_batch_size", 1, limits::kMaxMicroBatchSize,

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "workload/cp_attention.h"
 #include "workload/moe_ops.h"
 #include "workload/nvfp4.h"
 
@@ -114,6 +115,8 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchi
   LayerDims d;
   d.b = plan.micro_batch_size;
   d.cp = plan.context;
+  d.cp_comm = plan.cp_comm_type;
+  d.cp_torch = plan.cp_implementation == CpImplementation::kTorch;
   d.s = double(model.seq_length) / plan.context;
   d.h = model.hidden_size;
   d.a = model.num_attention_heads;
@@ -189,14 +192,6 @@ Op ub(Op op, TpOverlap method) {
   return op;
 }
 
-Op cp_transfer(const char* name, double bytes) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::kCpTransfer;
-  op.bytes = bytes;
-  return op;
-}
-
 // Under fp8, the cast of `elems` 16-bit elements to FP8 (with amax and scales) before a
 // linear GEMM.
 // Under fp4, the three NVFP4 quantization kernels instead (nvfp4.h), named after the cast.
@@ -213,32 +208,6 @@ void add_cast(std::vector<Op>* ops, const LayerDims& d, const char* name, double
 }
 
 }  // namespace
-
-double cp_kv_bytes(const LayerDims& d) { return 2 * d.b * d.s * d.g / d.t * (d.h / d.a) * d.elem; }
-
-std::vector<Op> ring_attention_ops(const LayerDims& d, bool backward) {
-  const double kv = cp_kv_bytes(d);
-  const int cp = static_cast<int>(d.cp);
-  std::vector<Op> ops;
-  for (int i = 0; i < cp; ++i) {
-    // Launched before block i: the K/V block i+1 needs, and (backward) block i-1's dK/dV.
-    const double bytes = (i + 1 < cp ? kv : 0) + (backward && i > 0 ? kv : 0);
-    if (bytes > 0) {
-      ops.push_back(cp_transfer(!backward ? "cp_kv" : i == 0 ? "cp_kv_bwd" : "cp_kv_dkv", bytes));
-    }
-    Op block = attention(backward ? "attention_cp_bwd" : "attention_cp", d, backward);
-    block.cp_ring = true;
-    if (i > 0) {
-      block.attention.causal = false;
-      block.attention.causal_part = true;
-      block.attention.kv_s = d.s / 2;
-      block.cp_block = true;
-    }
-    ops.push_back(block);
-  }
-  if (backward) ops.push_back(cp_transfer("cp_dkv", kv));
-  return ops;
-}
 
 // Per TP rank: tokens T = b*s, heads a/t, K/V width h*g/a each, MLP width f/t (2f/t for the
 // fused gate and up projections of SwiGLU). `sp` = 1/t of the tokens under sequence parallelism.
@@ -271,7 +240,7 @@ std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe) {
     if (d.attention_dropout) add(&ops, memory("attn_dropout", score_elems * (2 * e + 1)));
     add(&ops, gemm("attn_values", d.s, hd, d.s, d.b * heads));
   } else if (d.cp > 1) {
-    for (Op& op : ring_attention_ops(d, false)) add(&ops, std::move(op));
+    for (Op& op : cp_attention_ops(d, false)) add(&ops, std::move(op));
   } else {
     add(&ops, attention("attention", d, false));
   }
@@ -352,7 +321,7 @@ std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe) {
     add(&ops, gemm("attn_scores_bwd_q", d.s, hd, d.s, d.b * heads));
     add(&ops, gemm("attn_scores_bwd_k", d.s, hd, d.s, d.b * heads));
   } else if (d.cp > 1) {
-    for (Op& op : ring_attention_ops(d, true)) add(&ops, std::move(op));
+    for (Op& op : cp_attention_ops(d, true)) add(&ops, std::move(op));
   } else {
     add(&ops, attention("attention_bwd", d, true));
   }

@@ -49,7 +49,9 @@ struct Op {
   // owner run as s queries over s/2 keys and ranks after it as s/2 queries over s keys; the
   // ring step waits for the slower of the two.
   bool cp_block = false;
-  bool cp_ring = false;  // kAttention: a block of the context-parallel ring
+  // kAttention: a block of the context-parallel ring; kMemory: a kernel that runs inside the
+  // ring step of the block before it (its softmax correction, cp_attention.h).
+  bool cp_ring = false;
   // overlaps_next: how many of the following ops run during the collective.
   int overlap_ops = 1;
   // kGemm: a grouped GEMM of `gemm.batch` experts (ComputeModel::grouped_gemm_time).
@@ -72,7 +74,10 @@ struct Op {
 // `s` is the tokens of one sequence a rank holds: seq_length / cp.
 struct LayerDims {
   double b = 0, s = 0, h = 0, a = 0, g = 0, f = 0, v = 0, t = 1;
-  double cp = 1;    // context-parallel size: attention runs as cp blocks per pass
+  double cp = 1;  // context-parallel size: attention runs as cp blocks per pass
+  // plan.cp_comm_type and plan.cp_implementation (workload/cp_attention.h).
+  CpCommType cp_comm = CpCommType::kP2p;
+  bool cp_torch = false;
   double elem = 2;  // bytes per activation element
   bool swiglu = false;
   bool rope = false;              // rotary embeddings applied to Q and K (one kernel)
@@ -124,18 +129,6 @@ double fp8_scale_bytes_per_element(Fp8Recipe recipe);
 // Bytes per parameter an FP8 weight all-gather moves (fp8_param_gather): one FP8 layout and
 // its scales (the transpose is made where it is used).
 double fp8_gather_bytes_per_param(Fp8Recipe recipe);
-
-// Context parallelism, p2p (Transformer Engine's AttnFuncWithCPAndKVP2P,
-// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py): the
-// sequence sits on cp ranks in 2 × cp chunks (rank r holds chunks r and 2cp-1-r, so every
-// rank does the same causal work) and K/V blocks travel around the CP ring. Forward: block 0
-// is the local causal attention over s = seq/cp tokens; blocks 1 .. cp-1 are unmasked, s
-// queries over s/2 keys (or s/2 over s); the K/V for block i+1 moves while block i runs.
-// Backward: the same ring again, each step also passing the partial dK/dV one hop on, and a
-// last dK/dV transfer home after the last block. Returns the ops of one pass (cp >= 2).
-std::vector<Op> ring_attention_ops(const LayerDims& d, bool backward);
-// Returns the bytes of one rank's K and V blocks (s tokens, g/t heads each).
-double cp_kv_bytes(const LayerDims& d);
 
 // Returns the forward kernels of one transformer layer on one TP rank, in execution order;
 // `moe`: its MLP is a mixture of experts (moe_ops.h).

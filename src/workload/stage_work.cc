@@ -6,6 +6,7 @@
 
 #include "schedule/program.h"
 #include "workload/compute_model.h"
+#include "workload/cp_attention.h"
 #include "workload/eager_ops.h"
 #include "workload/layer_ops.h"
 #include "workload/moe_model.h"
@@ -202,13 +203,19 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
         seg.ring.push_back({op.bytes, 0});
         pass->ring_steps += 1;
         pass->cp_bytes += op.bytes;
-        if (i + 1 < ops.size() && ops[i + 1].kind == OpKind::kAttention) {
+        // A transfer beside the block after it (an exposed one, e.g. all-to-all, runs alone).
+        if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind == OpKind::kAttention) {
           const Op& block = ops[++i];
           pass->flops += block.flops();
           pass->model_flops += block.model_flops();
           seg.ring.back().compute_s = timed(block, cm, pass);
           pass->compute_s += seg.ring.back().compute_s;
         }
+      } else if (op.kind == OpKind::kMemory && !seg.ring.empty()) {
+        // A block's softmax correction or merge runs in its ring step (cp_attention.h).
+        const double t = timed(op, cm, pass);
+        seg.ring.back().compute_s += t;
+        pass->compute_s += t;
       } else {
         seg.ring.push_back({0, timed(op, cm, pass)});
         pass->compute_s += seg.ring.back().compute_s;
@@ -357,7 +364,7 @@ std::vector<Op> attention_core(const std::vector<Op>& forward) {
   for (const Op& op : forward) {
     if (op.name == "attn_scores" || op.name == "softmax" || op.name == "attn_dropout" ||
         op.name == "attn_values" || op.name == "attention" || op.kind == OpKind::kCpTransfer ||
-        op.cp_ring) {
+        op.cp_ring || op.name.rfind("cp_", 0) == 0) {
       core.push_back(op);
     }
   }
@@ -804,7 +811,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       st.memory.optimizer *= 1 - plan.optimizer_offload_fraction;
       st.memory.host_optimizer = st.offload.host_bytes;
     }
-    if (plan.context > 1) st.memory.cp_buffers = 4 * cp_kv_bytes(dims);
+    if (plan.context > 1) st.memory.cp_buffers = cp_buffer_bytes(dims);
   }
   schedule_memory(programs, &w);
   // The peak is the larger of the backward's (activations and buffers held) and the optimizer
