@@ -59,11 +59,12 @@ TEST_CASE("nvfp4: the linear layers keep their inputs in NVFP4, the rest in 16 b
   const Scenario fp4 = b200({"plan.precision=fp4"});
   const GpuArchitecture arch = bf16.cluster.gpu.architecture;
   const double sbh = 8192.0 * 8192, t = 2, q = kNvfp4BytesPerElement;
-  // QKV and FC1 inputs (2 B each) and FC2's (4 s b h elements at 2 B) go to q a element, and
-  // the projection's input adds a copy of q: sequence parallel, all over t.
+  const double f = double(bf16.model.ffn_hidden_size) / bf16.model.hidden_size;
+  // QKV and FC1 inputs (2 B each) and FC2's (f / h s b h elements at 2 B) go to q an element,
+  // and the projection's input adds a copy of q: sequence parallel, all over t.
   CHECK(layer_activation_bytes(bf16.model, bf16.plan, arch) -
             layer_activation_bytes(fp4.model, fp4.plan, arch) ==
-        Approx(sbh / t * (2 * (2 - q) + 4 * (2 - q) - q)).epsilon(1e-12));
+        Approx(sbh / t * (2 * (2 - q) + f * (2 - q) - q)).epsilon(1e-12));
 }
 
 TEST_CASE("nvfp4: NVFP4 weight copies of the FP4 layers, none for BF16 first and last layers",
