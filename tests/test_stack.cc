@@ -184,3 +184,21 @@ TEST_CASE("stack: --set changes one field of a named profile", "[stack]") {
   CHECK(s.plan.stack.elementwise == ElementwiseKernels::kEager);
   CHECK(s.plan.stack.host_time_per_kernel_s == 0);
 }
+
+TEST_CASE(
+    "stack: torchtitan's op-level recompute keeps the input, every other matmul's output "
+    "and the attention's",
+    "[stack][memory]") {
+  const Scenario sc = load_scenario(repo("scenarios/llama3-8b-torchtitan-h100.yaml"), {});
+  const Scenario megatron =
+      load_scenario(repo("scenarios/llama3-8b-torchtitan-h100.yaml"), {"plan.stack=megatron-core"});
+  // Llama 3 8B: h 4096, f 14336 (3.5 h), 8 of 32 heads for K and V; micro-batch 2 at 8192.
+  const double sbh = 2.0 * 8192 * 4096;
+  // input 2 + wq 2 + wv 2 x 8/32 + attention 2 + w1 2 x 3.5 + w2 2, no tensor parallelism.
+  const double expected = sbh * (2 + 2 + 0.5 + 2 + 7 + 2);
+  const GpuArchitecture arch = sc.cluster.gpu.architecture;
+  CHECK(layer_activation_bytes(sc.model, sc.plan, arch) == Approx(expected).epsilon(1e-12));
+  CHECK(alternate_matmul_activation_bytes(sc.model, sc.plan) == Approx(expected).epsilon(1e-12));
+  // Megatron's selective recompute keeps every activation but the attention core's.
+  CHECK(layer_activation_bytes(megatron.model, megatron.plan, arch) > 2 * expected);
+}

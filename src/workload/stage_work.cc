@@ -475,6 +475,20 @@ double dense_mlp_activation_bytes(const ModelSpec& m, const PlanSpec& p) {
   return dense_mlp_coefficient(m, p) * sbh / p.tensor;
 }
 
+double alternate_matmul_activation_bytes(const ModelSpec& m, const PlanSpec& p) {
+  const double sbh = double(p.micro_batch_size) * m.seq_length / p.context * m.hidden_size;
+  const double t = p.tensor, f = double(m.ffn_hidden_size) / m.hidden_size;
+  const double kv = double(m.num_query_groups) / m.num_attention_heads;
+  // torchtitan's op-level policy (parallelize_llama.py _save_list, 9dec370) saves the 1st, 3rd,
+  // 5th and 7th matmul of a layer (wq, wv, w1, w2; wk, wo and w3 are recomputed) and the
+  // attention's output; the checkpoint keeps the layer's input. All 16-bit. The gated MLP's
+  // w1 output is f wide; w2's output and the input are the residual stream (split over t
+  // only under sequence parallelism).
+  const double split = 2 + 2 * kv + 2 + 2 * f;  // wq, wv, attention, w1 outputs
+  const double residual = 2 + 2;                // the layer's input, w2's output
+  return p.sequence_parallel ? (split + residual) * sbh / t : sbh * (residual + split / t);
+}
+
 double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitecture arch) {
   // A context-parallel rank keeps the activations of its seq_length / cp tokens.
   const double s = double(m.seq_length) / p.context;
@@ -517,6 +531,9 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
     case Recompute::kFull:
       return sp ? 2 * sbh / t : 2 * sbh;
     case Recompute::kSelective:
+      if (p.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls) {
+        return alternate_matmul_activation_bytes(m, p);
+      }
       return sp ? (sharded + replicated_kept) * sbh / t : sbh * (replicated_kept + sharded / t);
     case Recompute::kNone:
       break;

@@ -11,8 +11,8 @@
 #include "core/collective_op.h"
 #include "schedule/program.h"
 #include "workload/compute_classes.h"
-#include "workload/reserved_memory.h"
 #include "workload/optimizer_offload.h"
+#include "workload/reserved_memory.h"
 
 namespace trident {
 
@@ -178,6 +178,11 @@ double memory_margin_bytes(const ClusterSpec& cluster, const Workload& workload)
 
 // Returns the layers of each virtual stage (plan.pipeline_layers, or an even split).
 std::vector<int> virtual_stage_layers(const ModelSpec& model, const PlanSpec& plan);
+
+// Returns the activation bytes one layer keeps per micro-batch under torchtitan's op-level
+// selective recomputation (stack.selective_recompute: alternate_matmuls): the layer's input,
+// the outputs of every other matmul (wq, wv, w1, w2) and the attention's output, 16-bit.
+double alternate_matmul_activation_bytes(const ModelSpec& m, const PlanSpec& p);
 
 // Returns the parameter count of one transformer layer (whole layer, not a TP shard).
 double layer_params(const ModelSpec& model);
