@@ -26,20 +26,10 @@ Op memory(const char* name, double bytes, bool in_step) {
   return op;
 }
 
-// The attention of the rank's s queries over its s keys: heads a/t, K/V heads g/t.
-Op attention(const char* name, const LayerDims& d, bool backward) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::kAttention;
-  op.attention = AttentionShape{d.b, d.a / d.t, d.g / d.t, d.s, d.hd, true};
-  op.backward = backward;
-  return op;
-}
-
 // Block i of the ring: i = 0 the local causal attention, else an unmasked block of s queries
 // over s/2 keys (cp_block: ranks after the block's owner run s/2 queries over s keys).
 Op ring_block(const LayerDims& d, bool backward, int i) {
-  Op block = attention(backward ? "attention_cp_bwd" : "attention_cp", d, backward);
+  Op block = attention_op(backward ? "attention_cp_bwd" : "attention_cp", d, backward);
   block.cp_ring = true;
   if (i > 0) {
     block.attention.causal = false;
@@ -112,7 +102,7 @@ std::vector<Op> all_gather_ops(const LayerDims& d, bool backward) {
   const double kv = cp_kv_bytes(d), e = d.elem, cp = d.cp;
   std::vector<Op> ops;
   ops.push_back(transfer("cp_kv_all_gather", (cp - 1) * kv, false));
-  Op a = attention(backward ? "attention_bwd" : "attention", d, backward);
+  Op a = attention_op(backward ? "attention_bwd" : "attention", d, backward);
   a.attention.causal = false;
   a.attention.causal_part = true;
   a.attention.kv_s = cp * d.s / 2;
@@ -134,7 +124,7 @@ std::vector<Op> all_gather_ops(const LayerDims& d, bool backward) {
 std::vector<Op> a2a_ops(const LayerDims& d, bool backward) {
   const double e = d.elem, share = (d.cp - 1) / d.cp;
   const double q = out_elements(d), qkv = q + 2 * kv_elements(d);
-  Op a = attention(backward ? "attention_bwd" : "attention", d, backward);
+  Op a = attention_op(backward ? "attention_bwd" : "attention", d, backward);
   a.attention.heads /= d.cp;
   a.attention.kv_heads /= d.cp;
   a.attention.s *= d.cp;

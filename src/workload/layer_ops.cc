@@ -173,15 +173,6 @@ Op linear(const char* name, double m, double n, double k) {
   return op;
 }
 
-Op attention(const char* name, const LayerDims& d, bool backward) {
-  Op op;
-  op.name = name;
-  op.kind = OpKind::kAttention;
-  op.attention = AttentionShape{d.b, d.a / d.t, d.g / d.t, d.s, d.hd, true};
-  op.backward = backward;
-  return op;
-}
-
 constexpr TpOverlap kRing = TpOverlap::kRingExchange;
 constexpr TpOverlap kPipe = TpOverlap::kPipeline;
 constexpr TpOverlap kBulk = TpOverlap::kBulk;
@@ -208,6 +199,15 @@ void add_cast(std::vector<Op>* ops, const LayerDims& d, const char* name, double
 }
 
 }  // namespace
+
+Op attention_op(const char* name, const LayerDims& d, bool backward) {
+  Op op;
+  op.name = name;
+  op.kind = OpKind::kAttention;
+  op.attention = AttentionShape{d.b, d.a / d.t, d.g / d.t, d.s, d.hd, true};
+  op.backward = backward;
+  return op;
+}
 
 // Per TP rank: tokens T = b*s, heads a/t, K/V width h*g/a each, MLP width f/t (2f/t for the
 // fused gate and up projections of SwiGLU). `sp` = 1/t of the tokens under sequence parallelism.
@@ -242,7 +242,7 @@ std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe) {
   } else if (d.cp > 1) {
     for (Op& op : cp_attention_ops(d, false)) add(&ops, std::move(op));
   } else {
-    add(&ops, attention("attention", d, false));
+    add(&ops, attention_op("attention", d, false));
   }
   add_cast(&ops, d, "fp8_cast_proj", tokens * d.q_dim / d.t);
   add(&ops, linear("attn_proj", tokens, d.h, d.q_dim / d.t));
@@ -323,7 +323,7 @@ std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe) {
   } else if (d.cp > 1) {
     for (Op& op : cp_attention_ops(d, true)) add(&ops, std::move(op));
   } else {
-    add(&ops, attention("attention_bwd", d, true));
+    add(&ops, attention_op("attention_bwd", d, true));
   }
   if (d.mla) {
     add_mla_backward(d, &ops);

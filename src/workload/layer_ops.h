@@ -130,6 +130,10 @@ double fp8_scale_bytes_per_element(Fp8Recipe recipe);
 // its scales (the transpose is made where it is used).
 double fp8_gather_bytes_per_param(Fp8Recipe recipe);
 
+// Returns the fused-attention kernel of the rank's queries over its keys (heads a/t, K/V heads
+// g/t, causal), the forward or the backward pass.
+Op attention_op(const char* name, const LayerDims& d, bool backward);
+
 // Returns the forward kernels of one transformer layer on one TP rank, in execution order;
 // `moe`: its MLP is a mixture of experts (moe_ops.h).
 std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe = false);
