@@ -41,15 +41,10 @@ LLAMA2_7B = {"name": "llama2-7b", "num_layers": 32, "hidden_size": 4096,
              "untie_embeddings_and_output_weights": True, "attention_dropout": 0,
              "hidden_dropout": 0, "normalization": "RMSNorm"}
 # Grand Teton's H100: HBM2e, 96 GB at 2.4 TB/s (the 500 W power limit is not modelled).
-# Attention: PyTorch's FlashAttention-2 as SDPA runs it on H100, not FA3 (trident's `flash` on
-# Hopper): its measured fractions of the 989 TFLOP/s peak at 32k-64k tokens, causal forward
-# 345 and backward 317-323 TFLOP/s (NVIDIA/cudnn-frontend benchmark/benchmark_results.csv
-# @ 505fcfe, H200, the "pytorch" columns). A kernel measurement, not a fit; to be replaced by
-# the software-stack profile's SDPA attention once it exists (with `stack: torchtitan-compile`,
-# whose attention sdpa resolves to attention_backend flash2, drop the two flash lines).
-GRAND_TETON = ["cluster.gpu.memory=96 GiB", "cluster.gpu.memory_bandwidth=2400 GB/s",
-               "cluster.gpu.efficiency.flash_attention.forward=0.35",
-               "cluster.gpu.efficiency.flash_attention.backward=0.325"]
+# The stack: torchtitan with torch.compile and Float8 (Table 2's runs), whose `attention: sdpa`
+# runs PyTorch's FlashAttention-2 (attention_backend auto -> flash2, fitted on kernel data in
+# scripts/fit_compute_model.py; docs/stacks.md).
+GRAND_TETON = ["cluster.gpu.memory=96 GiB", "cluster.gpu.memory_bandwidth=2400 GB/s"]
 
 
 def torchtitan(cp, tps):
@@ -61,7 +56,7 @@ def torchtitan(cp, tps):
                      "data_parallel": dp, "micro_batch_size": 1, "global_batch_size": dp,
                      "precision": "fp8", "fp8_recipe": "tensorwise", "recompute": "full",
                      "data_parallel_sharding_strategy": "optim_grads_params",
-                     "attention_backend": "flash", "cp_implementation": "torch",
+                     "stack": "torchtitan-compile", "cp_implementation": "torch",
                      "cp_comm_type": "all_gather"},
             "overrides": GRAND_TETON, "measured_tokens_per_s_per_gpu": tps}
 
