@@ -86,13 +86,7 @@ def main():
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "trident"))
     ap.add_argument("--format", choices=["table", "json"], default="table")
     args = ap.parse_args()
-    results = []
-    for r in rows():
-        res = end_to_end.simulate(r, args.binary)
-        res.update(id=r["id"], measured_s=end_to_end.measured_step_s(r))
-        if "predicted_s" in res:
-            res["error_pct"] = 100 * (res["predicted_s"] / res["measured_s"] - 1)
-        results.append(res)
+    results = end_to_end.run_rows(rows(), args.binary)
     if args.format == "json":
         json.dump(results, sys.stdout, indent=1, sort_keys=True)
         print()

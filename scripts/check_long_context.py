@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import end_to_end  # noqa: E402
@@ -88,15 +87,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--format", choices=["table", "json"], default="table")
     args = ap.parse_args()
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda r: end_to_end.simulate(r, args.binary, args.set), ROWS))
-    out = []
-    for row, res in zip(ROWS, results):
-        res.update({"set": row["set"], "id": row["id"],
-                    "measured_s": end_to_end.measured_step_s(row)})
+    out = end_to_end.run_rows(ROWS, args.binary, args.jobs, args.set)
+    for res in out:
         if "predicted_s" in res:
             res["ratio"] = res["measured_s"] / res["predicted_s"]
-        out.append(res)
     if args.format == "json":
         json.dump(out, sys.stdout, indent=1, sort_keys=True)
         print()

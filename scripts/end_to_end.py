@@ -272,7 +272,13 @@ def simulate(row, binary, sets=(), workdir=None):
 
 
 def run_all(binary, only=(), jobs=2, sets=()):
-    rows = [r for r in load_rows() if not only or r["set"] in only]
+    """Simulates the calibration set's runs (of the sets in `only`, all when empty)."""
+    return run_rows([r for r in load_rows() if not only or r["set"] in only], binary, jobs, sets)
+
+
+def run_rows(rows, binary, jobs=2, sets=()):
+    """Simulates `rows` (calibration.jsonl's form); returns simulate()'s results with each
+    row's set, id, GPUs, cluster, precision, measured step and error in per cent."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(lambda r: simulate(r, binary, sets), rows))
     out = []
