@@ -49,8 +49,16 @@ SET_FACTS = {
                       "plan_if_tp": {"tp_comm_overlap": True},
                       "by_model": {"nemotron4-340b": "apex_bf16_state",
                                    "gpt3-175b": "bf16_grads"}},
+    # NeMo 24.07 ran NeMo-Framework-Launcher's configs: its GPT-3 FP8 performance recipes
+    # (launcher_scripts/conf/training/gpt3/{5b,20b,175b}_fp8_performance.yaml at 1e46ac6c) set
+    # optim distributed_fused_adam with grad_sync_dtype bf16; nemotron/nemotron_340b.yaml
+    # (3be81fc1) sets mcore_distributed_optim with dtype bf16 and grad_sync_dtype bf16, as the
+    # dgxc 340B recipe does. The Llama and smaller Nemotron configs keep the defaults.
     "nemo2407_h100_fp8": {"model": {"attention_dropout": 0, "hidden_dropout": 0},
-                          "plan_if_tp": {"tp_comm_overlap": True}},
+                          "plan_if_tp": {"tp_comm_overlap": True},
+                          "by_model": {"gpt3-5b": "bf16_grads", "gpt3-20b": "bf16_grads",
+                                       "gpt3-175b": "bf16_grads",
+                                       "nemotron4-340b": "apex_bf16_state"}},
     # Megatron-Core MoE runs: Megatron-LM MoE examples set --attention-dropout 0.0
     # --hidden-dropout 0.0 for Mixtral, DeepSeek and Qwen3.
     "megatron_moe": {"model": {"attention_dropout": 0, "hidden_dropout": 0}},
