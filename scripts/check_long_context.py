@@ -55,7 +55,7 @@ def torchtitan(cp, tps):
                      "data_parallel": dp, "micro_batch_size": 1, "global_batch_size": dp,
                      "precision": "fp8", "fp8_recipe": "tensorwise", "recompute": "full",
                      "data_parallel_sharding_strategy": "optim_grads_params",
-                     "stack": "torchtitan-compile", "cp_implementation": "torch",
+                     "stack": "torchtitan-compile",
                      "cp_comm_type": "all_gather"},
             "overrides": GRAND_TETON, "measured_tokens_per_s_per_gpu": tps}
 

@@ -51,6 +51,7 @@ TEST_CASE("stack: megatron-core's profile is the settings table's defaults", "[s
   CHECK(file.host_time_per_kernel_s == defaults.host_time_per_kernel_s);
   CHECK(file.tp_grad_overlap == defaults.tp_grad_overlap);
   CHECK(file.selective_recompute == defaults.selective_recompute);
+  CHECK(file.context_parallel == defaults.context_parallel);
   // Naming it changes nothing: the same workload as a plan without `stack`.
   const Workload named = build_workload(llama8b("megatron-core"));
   const Workload plain =
@@ -74,6 +75,22 @@ TEST_CASE("stack: the torchtitan profiles load by name", "[stack]") {
   CHECK(compiled.plan.attention_backend == AttentionBackend::kFlash2);
   CHECK(llama8b("torchtitan", {"plan.attention_backend=fused"}).plan.attention_backend ==
         AttentionBackend::kFused);
+}
+
+TEST_CASE("stack: a plan runs its stack's context-parallel attention unless it names one",
+          "[stack]") {
+  CHECK(llama8b("megatron-core").plan.cp_implementation == CpImplementation::kTransformerEngine);
+  CHECK(llama8b("torchtitan").plan.cp_implementation == CpImplementation::kTorch);
+  CHECK(llama8b("torchtitan-compile").plan.cp_implementation == CpImplementation::kTorch);
+  CHECK(
+      llama8b("torchtitan", {"plan.cp_implementation=transformer_engine"}).plan.cp_implementation ==
+      CpImplementation::kTransformerEngine);
+  CHECK(llama8b("megatron-core", {"plan.cp_implementation=torch"}).plan.cp_implementation ==
+        CpImplementation::kTorch);
+  // The default is the stack's whatever the order of the keys: --set stack after the plan's.
+  CHECK(load_scenario(repo("scenarios/llama3-8b-dgx-h100.yaml"),
+                      {"plan.context_parallel=2", "plan.data_parallel=2", "plan.stack=torchtitan"})
+            .plan.cp_implementation == CpImplementation::kTorch);
 }
 
 TEST_CASE("stack: a bad profile is refused at its file, line and key", "[stack]") {

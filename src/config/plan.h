@@ -29,7 +29,6 @@ enum class CpCommType { kP2p, kAllGather, kA2a };
 // all_gather, torchtitan's context_parallel_rotate_method allgather) or passed one hop per step
 // (p2p, its alltoall), partial outputs merged in fp32 and dK/dV passed on in fp32 (workload/
 // cp_attention.h).
-enum class CpImplementation { kTransformerEngine, kTorch };
 // Megatron-Core --attention-backend. kUnfused: QK^T, softmax, dropout and attention over V as
 // separate kernels with the s x s scores in HBM (Megatron 2020-22). kFlash / kFused: one
 // FlashAttention / cuDNN kernel per pass. kAuto: what Megatron-Core with Transformer Engine

@@ -107,7 +107,6 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { p.pipeline = static_cast<int>(*map.integer("pipeline_parallel")); });
   map.field([&] { p.context = static_cast<int>(*map.integer("context_parallel")); });
   map.field([&] { parse_cp_comm_type(*map.text("cp_comm_type"), &p.cp_comm_type); });
-  map.field([&] { parse_cp_implementation(*map.text("cp_implementation"), &p.cp_implementation); });
   given->data = map.has("data_parallel");
   map.field([&] { p.data = static_cast<int>(map.integer("data_parallel").value_or(0)); });
   map.field([&] { p.micro_batch_size = static_cast<int>(*map.integer("micro_batch_size")); });
@@ -201,6 +200,12 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   });
   map.field([&] {
     if (auto stack = map.opt_map("stack")) p.stack = read_stack(*stack);
+  });
+  map.field([&] {
+    // Absent, the stack's own context-parallel attention runs (torchtitan calls PyTorch's).
+    p.cp_implementation = p.stack.context_parallel;
+    if (auto name = map.text("cp_implementation"))
+      parse_cp_implementation(*name, &p.cp_implementation);
   });
   map.field([&] { p.sequence_parallel = *map.flag("sequence_parallel"); });
   map.field([&] { parse_recompute(*map.text("recompute"), &p.recompute); });

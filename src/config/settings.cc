@@ -615,13 +615,13 @@ std::vector<SettingSection> build_sections() {
                          "for heads / cp (AttnFuncWithCPAndQKVOA2A, DeepSpeed-Ulysses)."),
                   "p2p"),
               "--cp-comm-type"),
-           def(choice("cp_implementation", {"transformer_engine", "torch"},
-                      "Whose context-parallel attention runs: transformer_engine "
-                      "(Megatron-Core), or torch, PyTorch's context_parallel as torchtitan "
-                      "calls it (fp32 merges of the partial outputs, fp32 dK/dV, K/V with "
-                      "every query head: torchtitan repeats K/V heads before SDPA); "
-                      "docs/context-parallel.md."),
-               "transformer_engine"),
+           derived(choice("cp_implementation", {"transformer_engine", "torch"},
+                          "Whose context-parallel attention runs: transformer_engine "
+                          "(Megatron-Core), or torch, PyTorch's context_parallel as torchtitan "
+                          "calls it (fp32 merges of the partial outputs, fp32 dK/dV, K/V with "
+                          "every query head: torchtitan repeats K/V heads before SDPA); "
+                          "docs/context-parallel.md."),
+                   "the stack's context_parallel (torch under torchtitan)"),
            derived(integer("data_parallel", 1, limits::kMaxGpus, "Data-parallel size d."),
                    "cluster GPUs / (tensor_parallel × context_parallel × pipeline_parallel)"),
            mg(req(integer("micro_batch_size", 1, limits::kMaxMicroBatchSize,
@@ -907,6 +907,11 @@ std::vector<SettingSection> build_sections() {
                       "What recompute selective recomputes: the attention core (Megatron) or "
                       "every other matmul and all element-wise ops (torchtitan's op policy)."),
                "attention_core"),
+           def(choice("context_parallel", {"transformer_engine", "torch"},
+                      "Whose context-parallel attention the stack calls: Transformer Engine's "
+                      "(Megatron-Core) or PyTorch's context_parallel (torchtitan); the default "
+                      "of plan.cp_implementation."),
+               "transformer_engine"),
        }});
   return out;
 }

@@ -36,6 +36,11 @@ StackSpec read_stack(const MapReader& map) {
                                 ? SelectiveRecompute::kAlternateMatmuls
                                 : SelectiveRecompute::kAttentionCore;
   });
+  map.field([&] {
+    s.context_parallel = *map.text("context_parallel") == "torch"
+                             ? CpImplementation::kTorch
+                             : CpImplementation::kTransformerEngine;
+  });
   return s;
 }
 

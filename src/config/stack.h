@@ -27,6 +27,10 @@ enum class StackAttention { kTransformerEngine, kSdpa };
 // op-level policy, which saves every other matmul's output and the attention's, and recomputes
 // the other matmuls and every element-wise op.
 enum class SelectiveRecompute { kAttentionCore, kAlternateMatmuls };
+// Whose context-parallel attention runs (plan.cp_implementation; the stack's is the default).
+// kTransformerEngine: Megatron-Core's (AttnFuncWithCPAndKVP2P and its siblings); kTorch:
+// PyTorch's context_parallel as torchtitan calls it (workload/cp_attention.h).
+enum class CpImplementation { kTransformerEngine, kTorch };
 
 const char* elementwise_kernels_name(ElementwiseKernels e);
 const char* stack_attention_name(StackAttention a);
@@ -45,6 +49,9 @@ struct StackSpec {
   // the collective, which is then exposed.
   bool tp_grad_overlap = true;
   SelectiveRecompute selective_recompute = SelectiveRecompute::kAttentionCore;
+  // The context-parallel attention the stack calls: plan.cp_implementation unless the plan
+  // names one.
+  CpImplementation context_parallel = CpImplementation::kTransformerEngine;
 };
 
 // Converts a `plan.stack` map (a profile file's, or inline). Throws ConfigError located at the
