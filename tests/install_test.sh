@@ -12,10 +12,14 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 fail() { echo "install_test: $*" >&2; exit 1; }
 for f in bin/trident share/trident/configs/clusters/dgx-h100.yaml \
          share/trident/scenarios/llama3-70b-dgx-h100.yaml share/trident/scripts/slurm_sweep.sh \
-         share/doc/trident/schema.md share/doc/trident/README.md; do
+         share/doc/trident/README.md share/doc/trident/docs/schema.md \
+         share/doc/trident/docs/usage.md share/doc/trident/docs/img/microbatch-sweep.png; do
   [ -e "$prefix/$f" ] || fail "missing $prefix/$f"
 done
 [ -x "$prefix/share/trident/scripts/slurm_sweep.sh" ] || fail "scripts are not executable"
+# The installed README's links to docs/ resolve there too.
+"$(dirname "$0")/docs_links_test.sh" "$prefix/share/doc/trident" >/dev/null ||
+  fail "links of the installed README.md and docs/"
 
 work=$tmp/elsewhere
 mkdir -p "$work"
