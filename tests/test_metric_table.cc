@@ -16,6 +16,7 @@
 #include "report/metric_table.h"
 #include "report/plan_label.h"
 #include "report/writers.h"
+#include "search/plan_space.h"
 
 using namespace trident;
 using Json = nlohmann::ordered_json;
@@ -45,7 +46,6 @@ Report distinct_report() {
           }
         },
         m.field);
-    (void)m;
   }
   return r;
 }
@@ -242,6 +242,10 @@ TEST_CASE("one plan label: t, cp and ep only above 1, p, d", "[report][plan]") {
   p.data = 3;
   p.expert_parallel = 6;
   CHECK(plan_label(p) == plan_label(r));
+  // The plan search's candidates start with it.
+  Candidate c;
+  c.plan = p;
+  CHECK(candidate_label(c).rfind(plan_label(p) + " mbs=", 0) == 0);
   // The table's plan line uses it.
   CHECK(format_table(r).find("  plan: t=4 cp=2 p=2 d=3 ep=6 (") != std::string::npos);
 }
