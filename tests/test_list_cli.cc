@@ -92,8 +92,9 @@ TEST_CASE("A100 against H100 against B200 for one plan: --vary and --variant", "
   REQUIRE(compare.code == 0);
   CHECK_THAT(compare.out, Catch::Contains("b200  cluster=hgx-b200"));
   CHECK_THAT(compare.out, Catch::Contains("llama3-70b on dgx-a100-superpod / dgx-h100 / hgx-b200"));
+  // Columns as wide as the plan label, "t=8 p=4 d=16".
   CHECK_THAT(compare.out,
-             Catch::Contains("  cluster                 dgx-a100-superpod    dgx-h100"));
+             Catch::Contains("  cluster                 dgx-a100-superpod      dgx-h100"));
 }
 
 TEST_CASE("stack profiles are in the library and a bad one exits 2 naming its key", "[list]") {

@@ -21,6 +21,13 @@ class SimulateTest(unittest.TestCase):
         self.assertEqual(set(r), set(json.loads(cli)))
         self.assertAlmostEqual(r["step_time_s"], json.loads(cli)["step_time_s"], places=9)
 
+    def test_metrics_are_the_report_keys(self):
+        r = trident.simulate(TINY)
+        scalars = [k for k, v in r.items() if not isinstance(v, (dict, list))]
+        self.assertEqual([m["key"] for m in trident.metrics()], scalars)
+        for m in trident.metrics():
+            self.assertTrue(m["unit"] and m["doc"], m["key"])
+
     def test_sets_and_names(self):
         a = trident.simulate("llama3-70b-dgx-h100")
         b = trident.simulate("llama3-70b-dgx-h100", sets={"cluster": "hgx-b200"})

@@ -32,7 +32,8 @@ class ConfigError(ValueError):
 
 from . import _trident  # noqa: E402  (needs ConfigError defined)
 
-__all__ = ["ConfigError", "simulate", "sweep", "compare", "plan", "validate", "binary"]
+__all__ = ["ConfigError", "simulate", "sweep", "compare", "plan", "validate", "binary",
+           "metrics"]
 
 
 def binary():
@@ -47,6 +48,13 @@ def binary():
     if os.access(installed, os.X_OK):
         return installed
     return _trident.TRIDENT_BINARY
+
+
+def metrics():
+    """The report's keys, in the order of `trident simulate --format json`, as dicts with
+    key, unit, doc and csv (whether sweep and compare CSV rows have it too): the one table
+    that every command writes and reads (docs/report.md)."""
+    return list(_trident.report_metrics())
 
 
 def _set_list(sets):

@@ -61,21 +61,7 @@ std::string simulate_candidate(const Scenario& sc) {
   SimOptions options;
   options.record_intervals = false;
   const Timeline tl = simulate_step(sc, w, programs, options);
-  const Report r = make_report(sc, w, tl, "fast");
-  PlanResult out;
-  out.step_time_s = r.step_time_s;
-  out.tokens_per_s = r.tokens_per_s;
-  out.mfu = r.mfu;
-  out.peak_memory_gib = r.peak_memory_gib;
-  out.memory_margin_gib = r.memory_margin_gib;
-  out.tp_exposed_s = r.tp_comm_exposed_s;
-  out.pp_exposed_s = r.pp_comm_exposed_s;
-  out.dp_exposed_s = r.dp_comm_exposed_s;
-  out.cp_exposed_s = r.cp_comm_exposed_s;
-  out.ep_exposed_s = r.ep_comm_exposed_s;
-  out.bubble_fraction = r.bubble_fraction;
-  out.compute_utilization = r.compute_utilization;
-  return encode_plan_metrics(out);
+  return encode_plan_metrics(make_report(sc, w, tl, "fast"));
 }
 
 std::string absolute_unless_name(const std::string& arg) {
@@ -255,7 +241,7 @@ int run_plan_command(const std::vector<std::string>& args) {
       [&](long i, const ForkResult& r) {
         PlanResult& out = results[i];
         if (r.ok && decode_plan_metrics(r.output, &out)) {
-          steps[i] = out.step_time_s;
+          steps[i] = out.report.step_time_s;
         } else {
           steps[i] = std::numeric_limits<double>::infinity();
           ++failed;

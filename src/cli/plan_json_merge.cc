@@ -97,20 +97,6 @@ JsonShard parse_shard(const std::string& name, const std::string& text) {
   return f;
 }
 
-// The report fields why_winner reads, from a plan object of the JSON.
-PlanResult plan_metrics(const Json& p) {
-  PlanResult r;
-  r.step_time_s = p.at("step_time_s").get<double>();
-  r.tp_exposed_s = p.at("tp_comm_exposed_s").get<double>();
-  r.pp_exposed_s = p.at("pp_comm_exposed_s").get<double>();
-  r.dp_exposed_s = p.at("dp_comm_exposed_s").get<double>();
-  r.cp_exposed_s = p.at("cp_comm_exposed_s").get<double>();
-  r.ep_exposed_s = p.at("ep_comm_exposed_s").get<double>();
-  r.bubble_fraction = p.at("bubble_fraction").get<double>();
-  r.compute_utilization = p.at("compute_utilization").get<double>();
-  return r;
-}
-
 }  // namespace
 
 bool is_plan_json(const std::string& text) {
@@ -230,7 +216,9 @@ std::string merge_plan_json_shards(const std::vector<std::pair<std::string, std:
     }
     list.push_back(*it->second);
     try {
-      metrics.push_back(plan_metrics(*it->second));
+      PlanResult r;
+      read_plan_metrics(*it->second, &r);
+      metrics.push_back(r);
       sets.push_back(it->second->at("set").get<std::vector<std::string>>());
     } catch (const Json::exception& e) {
       throw shard_error(files.front().first,

@@ -14,8 +14,10 @@
 namespace trident {
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 // Busy compute of a plan's mean GPU, as the report measured it.
-double compute_part(const PlanResult& r) { return r.step_time_s * r.compute_utilization; }
+double compute_part(const Report& r) { return r.step_time_s * r.compute_utilization; }
 
 // "FIELD A vs B, ..." for the searched fields whose values differ (derived ones left out).
 std::string differing_fields(const std::vector<std::string>& a_set,
@@ -60,21 +62,47 @@ std::string fixed(double v, int digits) { return fmt::format("{:.{}f}", v, digit
 
 }  // namespace
 
-std::string encode_plan_metrics(const PlanResult& r) {
-  return fmt::format(
-      "{:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} "
-      "{:.17g}",
-      r.step_time_s, r.tokens_per_s, r.mfu, r.peak_memory_gib, r.memory_margin_gib, r.tp_exposed_s,
-      r.pp_exposed_s, r.dp_exposed_s, r.cp_exposed_s, r.ep_exposed_s, r.bubble_fraction,
-      r.compute_utilization);
+const std::vector<const Metric*>& plan_metrics() {
+  static const std::vector<const Metric*> metrics = [] {
+    std::vector<const Metric*> out;
+    for (const char* key :
+         {"step_time_s", "tokens_per_s", "mfu", "peak_memory_gib", "memory_margin_gib",
+          "tp_comm_exposed_s", "pp_comm_exposed_s", "dp_comm_exposed_s", "cp_comm_exposed_s",
+          "ep_comm_exposed_s", "bubble_fraction", "compute_utilization"}) {
+      out.push_back(&find_metric(key));
+    }
+    return out;
+  }();
+  return metrics;
+}
+
+std::string encode_plan_metrics(const Report& r) {
+  std::string line;
+  for (const Metric* m : plan_metrics()) {
+    // Shortest text that reads back exactly.
+    line += (line.empty() ? "" : " ") + metric_json(*m, r).dump();
+  }
+  return line;
 }
 
 bool decode_plan_metrics(const std::string& text, PlanResult* out) {
   std::istringstream in(text);
-  return static_cast<bool>(in >> out->step_time_s >> out->tokens_per_s >> out->mfu >>
-                           out->peak_memory_gib >> out->memory_margin_gib >> out->tp_exposed_s >>
-                           out->pp_exposed_s >> out->dp_exposed_s >> out->cp_exposed_s >>
-                           out->ep_exposed_s >> out->bubble_fraction >> out->compute_utilization);
+  Report r;
+  for (const Metric* m : plan_metrics()) {
+    std::string word;
+    if (!(in >> word)) return false;
+    const Json value = Json::parse(word, nullptr, /*allow_exceptions=*/false);
+    if (!value.is_number()) return false;
+    read_metric(*m, value, &r);
+  }
+  std::string rest;
+  if (in >> rest) return false;
+  out->report = r;
+  return true;
+}
+
+void read_plan_metrics(const Json& plan, PlanResult* out) {
+  for (const Metric* m : plan_metrics()) read_metric(*m, plan.at(m->key), &out->report);
 }
 
 std::string why_winner(const std::vector<PlanResult>& ranked) {
@@ -83,21 +111,22 @@ std::string why_winner(const std::vector<PlanResult>& ranked) {
                   candidate_overrides(ranked[1].candidate));
 }
 
-std::string why_line(const PlanResult& a, const std::vector<std::string>& a_set,
-                     const PlanResult& b, const std::vector<std::string>& b_set) {
+std::string why_line(const PlanResult& plan_a, const std::vector<std::string>& a_set,
+                     const PlanResult& plan_b, const std::vector<std::string>& b_set) {
+  const Report &a = plan_a.report, &b = plan_b.report;
   const double gain = b.step_time_s - a.step_time_s;
   struct Part {
-    const char* name;
+    std::string name;
     double saved;  // runner-up minus winner, seconds
   };
   std::vector<Part> parts = {
       {"compute", compute_part(b) - compute_part(a)},
-      {"bubble", b.step_time_s * b.bubble_fraction - a.step_time_s * a.bubble_fraction},
-      {"exposed TP", b.tp_exposed_s - a.tp_exposed_s},
-      {"exposed PP", b.pp_exposed_s - a.pp_exposed_s},
-      {"exposed DP", b.dp_exposed_s - a.dp_exposed_s},
-      {"exposed CP", b.cp_exposed_s - a.cp_exposed_s},
-      {"exposed EP", b.ep_exposed_s - a.ep_exposed_s}};
+      {"bubble", b.step_time_s * b.bubble_fraction - a.step_time_s * a.bubble_fraction}};
+  for (const CommMetric& c : comm_metrics()) {
+    // "exposed TP", ..., "exposed EP"
+    const std::string label = c.label;
+    parts.push_back({label.substr(0, label.rfind(' ')), b.*c.seconds - a.*c.seconds});
+  }
   std::stable_sort(parts.begin(), parts.end(),
                    [](const Part& x, const Part& y) { return x.saved > y.saved; });
   std::string line = fmt::format("#1 is {:.4f} s ({:.1f} %) faster than #2", gain,
@@ -156,19 +185,10 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
       nlohmann::ordered_json p;
       p["plan"] = candidate_label(r.candidate);
       p["set"] = candidate_overrides(r.candidate);
-      p["step_time_s"] = r.step_time_s;
-      p["step_lower_bound_s"] = r.bound_s;
-      p["tokens_per_s"] = r.tokens_per_s;
-      p["mfu"] = r.mfu;
-      p["peak_memory_gib"] = r.peak_memory_gib;
-      p["memory_margin_gib"] = r.memory_margin_gib;
-      p["tp_comm_exposed_s"] = r.tp_exposed_s;
-      p["pp_comm_exposed_s"] = r.pp_exposed_s;
-      p["dp_comm_exposed_s"] = r.dp_exposed_s;
-      p["cp_comm_exposed_s"] = r.cp_exposed_s;
-      p["ep_comm_exposed_s"] = r.ep_exposed_s;
-      p["bubble_fraction"] = r.bubble_fraction;
-      p["compute_utilization"] = r.compute_utilization;
+      for (const Metric* m : plan_metrics()) {
+        p[m->key] = metric_json(*m, r.report);
+        if (m == plan_metrics().front()) p["step_lower_bound_s"] = r.bound_s;
+      }
       return p;
     };
     nlohmann::ordered_json plans = nlohmann::ordered_json::array();
@@ -203,11 +223,12 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
   if (format == ReportFormat::kCsv) {
     std::string text = "rank,plan";
     for (const SearchDimension& d : dims) text += "," + d.key;
-    text +=
-        ",plan.data_parallel,plan.num_microbatches,plan.pipeline_layers,step_time_s,"
-        "step_lower_bound_s,tokens_per_s,mfu,peak_memory_gib,memory_margin_gib,"
-        "tp_comm_exposed_s,pp_comm_exposed_s,dp_comm_exposed_s,cp_comm_exposed_s,"
-        "ep_comm_exposed_s,bubble_fraction,compute_utilization\n";
+    text += ",plan.data_parallel,plan.num_microbatches,plan.pipeline_layers";
+    for (const Metric* m : plan_metrics()) {
+      text += "," + std::string(m->key);
+      if (m == plan_metrics().front()) text += ",step_lower_bound_s";
+    }
+    text += "\n";
     auto row = [&](const std::string& rank, const PlanResult& r) {
       std::string line = rank + "," + csv_field(candidate_label(r.candidate));
       for (const std::string& v : r.candidate.values) line += "," + csv_field(v);
@@ -218,14 +239,11 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
       if (!layers.empty()) layers += "]";
       line += fmt::format(",{},{},{}", r.candidate.plan.data, r.candidate.plan.num_microbatches,
                           csv_field(layers));
-      line += fmt::format(
-          ",{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g},{:.10g}"
-          ","
-          "{:.10g},{:.10g}\n",
-          r.step_time_s, r.bound_s, r.tokens_per_s, r.mfu, r.peak_memory_gib, r.memory_margin_gib,
-          r.tp_exposed_s, r.pp_exposed_s, r.dp_exposed_s, r.cp_exposed_s, r.ep_exposed_s,
-          r.bubble_fraction, r.compute_utilization);
-      return line;
+      for (const Metric* m : plan_metrics()) {
+        line += "," + metric_csv(*m, r.report);
+        if (m == plan_metrics().front()) line += fmt::format(",{:.10g}", r.bound_s);
+      }
+      return line + "\n";
     };
     for (size_t i = 0; i < out.ranked.size(); ++i)
       text += row(std::to_string(i + 1), out.ranked[i]);
@@ -234,7 +252,7 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
       std::vector<PlanShardRow> rows;
       for (size_t i = 0; i < out.ranked.size(); ++i) {
         const PlanResult& r = out.ranked[i];
-        rows.push_back({static_cast<int>(i + 1), r.index, r.step_time_s, r.bound_s});
+        rows.push_back({static_cast<int>(i + 1), r.index, r.report.step_time_s, r.bound_s});
       }
       text += plan_shard_trailer(out.shard_index, out.shard_count, out.top, out.fingerprint, rows);
     }
@@ -258,14 +276,15 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
       "{:>7}\n",
       "rank", "plan", width, "step s", "bound s", "tokens/s", "MFU %", "mem GiB", "margin", "TP s",
       "PP s", "DP s", "CP s", "EP s", "bubble");
-  auto line = [&](const std::string& rank, const PlanResult& r) {
+  auto line = [&](const std::string& rank, const PlanResult& plan) {
+    const Report& r = plan.report;
     return fmt::format(
         "  {:>5}  {:<{}}  {:>9} {:>9} {:>10.0f} {:>6.1f} {:>8.1f} {:>7.1f} {:>8} {:>8} {:>8} "
         "{:>8} {:>8} {:>6.1f}%\n",
-        rank, candidate_label(r.candidate), width, fixed(r.step_time_s, 4), fixed(r.bound_s, 4),
-        r.tokens_per_s, 100 * r.mfu, r.peak_memory_gib, r.memory_margin_gib,
-        fixed(r.tp_exposed_s, 4), fixed(r.pp_exposed_s, 4), fixed(r.dp_exposed_s, 4),
-        fixed(r.cp_exposed_s, 4), fixed(r.ep_exposed_s, 4), 100 * r.bubble_fraction);
+        rank, candidate_label(plan.candidate), width, fixed(r.step_time_s, 4),
+        fixed(plan.bound_s, 4), r.tokens_per_s, 100 * r.mfu, r.peak_memory_gib, r.memory_margin_gib,
+        fixed(r.tp_comm_exposed_s, 4), fixed(r.pp_comm_exposed_s, 4), fixed(r.dp_comm_exposed_s, 4),
+        fixed(r.cp_comm_exposed_s, 4), fixed(r.ep_comm_exposed_s, 4), 100 * r.bubble_fraction);
   };
   for (size_t i = 0; i < out.ranked.size(); ++i) text += line(std::to_string(i + 1), out.ranked[i]);
   if (out.ranked.empty()) text += "  (no plan fits)\n";

@@ -8,32 +8,33 @@
 #include <string>
 #include <vector>
 
+#include "report/metric_table.h"
 #include "report/writers.h"
 #include "search/plan_search.h"
 
 namespace trident {
+
+// The report metrics a plan row gives (JSON, CSV, the child's line), in column order; the
+// step lower bound (step_lower_bound_s) follows the first, step_time_s.
+const std::vector<const Metric*>& plan_metrics();
 
 // One simulated plan: the candidate and what its report said.
 struct PlanResult {
   Candidate candidate;
   long index = 0;  // enumeration index (the tie-break of equal steps and bounds)
   double bound_s = 0;
-  double step_time_s = 0;
-  double tokens_per_s = 0;
-  double mfu = 0;
-  double peak_memory_gib = 0;
-  double memory_margin_gib = 0;
-  double tp_exposed_s = 0, pp_exposed_s = 0, dp_exposed_s = 0;
-  double cp_exposed_s = 0, ep_exposed_s = 0;
-  double bubble_fraction = 0;
-  double compute_utilization = 0;  // the report's busy-compute share of the step
+  Report report;  // the plan_metrics() fields; the others left at their defaults
 };
 
-// Encodes the report fields of PlanResult (not the candidate) as one line, and reads it back
-// into *out (false when `text` is not such a line). The child simulating a candidate sends
-// this line to the parent.
-std::string encode_plan_metrics(const PlanResult& r);
+// Encodes the plan_metrics() of `r` as one line, and reads it back into out->report (false
+// when `text` is not such a line). The child simulating a candidate sends this line to the
+// parent.
+std::string encode_plan_metrics(const Report& r);
 bool decode_plan_metrics(const std::string& text, PlanResult* out);
+
+// Reads the plan_metrics() of a plan object of the JSON into out->report. Throws
+// nlohmann::json::exception when one is missing or of another type.
+void read_plan_metrics(const nlohmann::ordered_json& plan, PlanResult* out);
 
 // A candidate of a shard's proving prefix, for `trident merge` of JSON shards: its
 // enumeration index, bound and simulated step (+inf when the simulation failed; NaN for the
@@ -75,7 +76,7 @@ struct PlanSearchOutput {
 // +T s)": the searched fields whose values differ (`a_set` and `b_set` are the plans'
 // KEY=VALUE overrides, candidate_overrides; derived fields left out), then the parts of the
 // step (compute, bubble, exposed TP / PP / DP / CP / EP) by how much #1 saves on each, the
-// dominant first, and the part it pays most on. Reads only the report fields of a and b.
+// dominant first, and the part it pays most on. Reads only the reports of a and b.
 std::string why_line(const PlanResult& a, const std::vector<std::string>& a_set,
                      const PlanResult& b, const std::vector<std::string>& b_set);
 

@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/isolated_run.h"
 #include "engine/simulator.h"
+#include "report/metric_table.h"
 #include "report/metrics.h"
 #include "report/writers.h"
 #include "schedule/program.h"
@@ -77,6 +78,20 @@ std::string validate(const std::string& path, const std::vector<std::string>& se
   return trident::config_file_kind_name(*file.kind);
 }
 
+// The report's metric table (report/metric_table.h): one dict per key, in JSON order.
+py::list report_metrics() {
+  py::list out;
+  for (const trident::Metric& m : trident::report_metrics()) {
+    py::dict d;
+    d["key"] = m.key;
+    d["unit"] = m.unit;
+    d["doc"] = m.doc;
+    d["csv"] = m.csv;
+    out.append(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_trident, m) {
@@ -84,5 +99,6 @@ PYBIND11_MODULE(_trident, m) {
   m.def("simulate_json", &simulate_json, py::arg("scenario"), py::arg("sets"),
         py::arg("fidelity") = "fast");
   m.def("validate", &validate, py::arg("path"), py::arg("sets"));
+  m.def("report_metrics", &report_metrics);
   m.attr("TRIDENT_BINARY") = TRIDENT_BINARY_PATH;
 }

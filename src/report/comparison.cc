@@ -8,24 +8,13 @@
 #include <stdexcept>
 
 #include "core/utf8.h"
+#include "report/metric_table.h"
+#include "report/plan_label.h"
 
 namespace trident {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// Splits a CSV line of plain fields (the report's scalars: numbers and booleans).
-std::vector<std::string> split_plain(std::string line) {
-  if (!line.empty() && line.back() == '\n') line.pop_back();
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma - start));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
-}
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
@@ -57,6 +46,16 @@ double step_ratio(const std::vector<ComparedVariant>& variants, const ComparedVa
   const double base = variants[0].report.step_time_s;
   return base > 0 ? v.report.step_time_s / base : 0;
 }
+
+// Whether a variant that ran has `pred`.
+bool any_ran(const std::vector<ComparedVariant>& variants,
+             const std::function<bool(const Report&)>& pred) {
+  return std::any_of(variants.begin(), variants.end(),
+                     [&](const ComparedVariant& v) { return v.error.empty() && pred(v.report); });
+}
+
+// A model with experts: tokens are routed (a dense model reports 0 per expert).
+bool has_experts(const Report& r) { return r.expert_parallel > 1 || r.tokens_per_expert_max > 0; }
 
 std::string format_table(const std::vector<ComparedVariant>& variants,
                          const std::string& scenario_path) {
@@ -93,6 +92,7 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
     size_t w = std::max<size_t>(12, v.name.size() + 2);
     if (clusters.size() > 1) w = std::max(w, v.report.cluster.size() + 2);
     if (models.size() > 1) w = std::max(w, v.report.model.size() + 2);
+    if (v.error.empty()) w = std::max(w, plan_label(v.report).size() + 2);
     width.push_back(w);
   }
   auto row = [&](const std::string& label, const std::function<std::string(const Report&)>& cell,
@@ -117,24 +117,22 @@ std::string format_table(const std::vector<ComparedVariant>& variants,
   o += "\n";
   if (clusters.size() > 1) row("cluster", [](const Report& r) { return r.cluster; });
   if (models.size() > 1) row("model", [](const Report& r) { return r.model; });
-  row("plan",
-      [](const Report& r) { return fmt::format("t{} p{} d{}", r.tensor, r.pipeline, r.data); });
+  row("plan", [](const Report& r) { return plan_label(r); });
   row("step time", [](const Report& r) { return fmt::format("{:.4f} s", r.step_time_s); });
   row("  vs first", nullptr, true);
   row("tokens/s", [](const Report& r) { return fmt::format("{:.0f}", r.tokens_per_s); });
   row("MFU", [&](const Report& r) { return pct(r.mfu); });
   row("compute utilization", [&](const Report& r) { return pct(r.compute_utilization); });
   row("bubble", [&](const Report& r) { return pct(r.bubble_fraction); });
-  const struct {
-    const char* label;
-    double Report::*field;
-  } comms[] = {{"exposed TP comm", &Report::tp_comm_exposed_s},
-               {"exposed PP comm", &Report::pp_comm_exposed_s},
-               {"exposed DP comm", &Report::dp_comm_exposed_s}};
-  for (const auto& c : comms) {
-    row(c.label, [&](const Report& r) { return fmt::format("{:.4f} s", r.*c.field); });
+  // CP and EP rows only when a variant has context parallelism or experts, as in simulate's
+  // table.
+  const bool cp = any_ran(variants, [](const Report& r) { return r.context > 1; });
+  const bool ep = any_ran(variants, [](const Report& r) { return has_experts(r); });
+  for (const CommMetric& c : comm_metrics()) {
+    if ((c.kind == std::string("cp") && !cp) || (c.kind == std::string("ep") && !ep)) continue;
+    row(c.label, [&](const Report& r) { return fmt::format("{:.4f} s", r.*c.seconds); });
     row("  share of step",
-        [&](const Report& r) { return pct(comm_share(r.*c.field, r.step_time_s)); });
+        [&](const Report& r) { return pct(comm_share(r.*c.seconds, r.step_time_s)); });
   }
   row("peak memory", [](const Report& r) { return fmt::format("{:.1f} GiB", r.peak_memory_gib); });
   row("fits in memory",
@@ -164,7 +162,6 @@ std::string format_json(const std::vector<ComparedVariant>& variants,
   Json j;
   j["scenario"] = scenario_path;
   Json list = Json::array();
-  const std::vector<std::string> keys = split_plain(csv_header());
   for (const ComparedVariant& v : variants) {
     Json e;
     e["name"] = v.name;
@@ -173,13 +170,12 @@ std::string format_json(const std::vector<ComparedVariant>& variants,
     if (!v.error.empty()) {
       e["error"] = v.error;
     } else {
-      const std::vector<std::string> values = split_plain(csv_row(v.report));
-      for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
-        e[keys[i]] = values[i].empty() ? Json(nullptr) : Json::parse(values[i]);
+      // Every key of the variant's own report, as `simulate --format json` wrote it.
+      for (const Metric& m : report_metrics()) e[m.key] = metric_json(m, v.report);
+      for (const CommMetric& c : comm_metrics()) {
+        e[std::string(c.kind) + "_comm_share"] =
+            comm_share(v.report.*c.seconds, v.report.step_time_s);
       }
-      e["tp_comm_share"] = comm_share(v.report.tp_comm_exposed_s, v.report.step_time_s);
-      e["pp_comm_share"] = comm_share(v.report.pp_comm_exposed_s, v.report.step_time_s);
-      e["dp_comm_share"] = comm_share(v.report.dp_comm_exposed_s, v.report.step_time_s);
       e["step_time_ratio"] = step_ratio(variants, v);
     }
     list.push_back(std::move(e));
@@ -191,22 +187,23 @@ std::string format_json(const std::vector<ComparedVariant>& variants,
 std::string format_csv(const std::vector<ComparedVariant>& variants) {
   std::string header = csv_header();
   header.pop_back();
-  std::string o = "variant,overrides," + header +
-                  ",tp_comm_share,pp_comm_share,dp_comm_share,step_time_ratio,status\n";
-  const size_t columns = split_plain(header).size();
+  std::string shares;
+  for (const CommMetric& c : comm_metrics()) shares += "," + std::string(c.kind) + "_comm_share";
+  std::string o = "variant,overrides," + header + shares + ",step_time_ratio,status\n";
+  const size_t columns = std::count(header.begin(), header.end(), ',') + 1 + comm_metrics().size();
   for (const ComparedVariant& v : variants) {
     o += csv_quoted(v.name) + "," + csv_quoted(join(v.overrides, ";")) + ",";
     if (v.error.empty()) {
       std::string row = csv_row(v.report);
       row.pop_back();
       const Report& r = v.report;
-      o += row + fmt::format(",{:.10g},{:.10g},{:.10g},{:.10g},ok\n",
-                             comm_share(r.tp_comm_exposed_s, r.step_time_s),
-                             comm_share(r.pp_comm_exposed_s, r.step_time_s),
-                             comm_share(r.dp_comm_exposed_s, r.step_time_s),
-                             step_ratio(variants, v));
+      o += row;
+      for (const CommMetric& c : comm_metrics()) {
+        o += fmt::format(",{:.10g}", comm_share(r.*c.seconds, r.step_time_s));
+      }
+      o += fmt::format(",{:.10g},ok\n", step_ratio(variants, v));
     } else {
-      o += std::string(columns + 3, ',') + csv_quoted("error: " + v.error) + "\n";
+      o += std::string(columns + 1, ',') + csv_quoted("error: " + v.error) + "\n";
     }
   }
   return o;
@@ -222,40 +219,11 @@ Report parse_report_json(const std::string& text) {
   try {
     const Json j = Json::parse(text);
     Report r;
-    r.scenario = j.at("scenario").get<std::string>();
-    r.cluster = j.at("cluster").get<std::string>();
-    r.model = j.at("model").get<std::string>();
-    r.schedule = j.at("schedule").get<std::string>();
-    r.fidelity = j.at("fidelity").get<std::string>();
-    r.tensor = j.at("tensor_parallel").get<int>();
-    r.pipeline = j.at("pipeline_parallel").get<int>();
-    r.data = j.at("data_parallel").get<int>();
-    r.gpus = j.at("gpus").get<int>();
-    r.micro_batch_size = j.at("micro_batch_size").get<int>();
-    r.global_batch_size = j.at("global_batch_size").get<int>();
-    r.num_microbatches = j.at("num_microbatches").get<int>();
-    r.step_time_s = j.at("step_time_s").get<double>();
-    r.bubble_fraction = j.at("bubble_fraction").get<double>();
-    r.ideal_bubble_fraction = j.at("ideal_bubble_fraction").get<double>();
-    r.compute_utilization = j.at("compute_utilization").get<double>();
-    r.mfu = j.at("mfu").get<double>();
-    r.hfu = j.at("hfu").get<double>();
-    r.model_tflops_per_gpu = j.at("model_tflops_per_gpu").get<double>();
-    r.tokens_per_s = j.at("tokens_per_s").get<double>();
-    r.tp_comm_exposed_s = j.at("tp_comm_exposed_s").get<double>();
-    r.pp_comm_exposed_s = j.at("pp_comm_exposed_s").get<double>();
-    r.dp_comm_exposed_s = j.at("dp_comm_exposed_s").get<double>();
-    r.peak_memory_gib = j.at("peak_memory_gib").get<double>();
-    r.fits_in_memory = j.at("fits_in_memory").get<bool>();
-    r.model_flops_per_step = j.at("model_flops_per_step").get<double>();
-    r.hardware_flops_per_step = j.at("hardware_flops_per_step").get<double>();
-    r.parameters = j.at("parameters").get<double>();
-    r.sim_activities = j.at("sim_activities").get<unsigned long long>();
-    for (const auto& [key, field] :
-         {std::pair{"train_tokens", &Report::train_tokens},
-          std::pair{"train_days", &Report::train_days}, std::pair{"gpu_hours", &Report::gpu_hours},
-          std::pair{"cost", &Report::cost}}) {
-      if (j.contains(key) && !j.at(key).is_null()) r.*field = j.at(key).get<double>();
+    for (const Metric& m : report_metrics()) {
+      // An unset optional may be null or absent; every other key must be there.
+      const bool optional = std::holds_alternative<std::optional<double> Report::*>(m.field);
+      if (optional && !j.contains(m.key)) continue;
+      read_metric(m, j.at(m.key), &r);
     }
     return r;
   } catch (const nlohmann::json::exception& e) {

@@ -1,4 +1,5 @@
-// Step metrics (README.md, "Report") computed from a simulated Timeline. Pure; no SimGrid.
+// Step metrics (docs/report.md: their keys, src/report/metric_table.h) computed from a
+// simulated Timeline. Pure; no SimGrid.
 #ifndef TRIDENT_REPORT_METRICS_H_
 #define TRIDENT_REPORT_METRICS_H_
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/utf8.h"
+#include "report/plan_label.h"
 
 namespace trident {
 namespace {
@@ -297,8 +298,8 @@ std::string format_svg_timeline(const Scenario& sc, const Timeline& tl,
       width, height, kFont);
   o += fmt::format("<rect width=\"{}\" height=\"{:.0f}\" fill=\"#ffffff\"/>\n", width, height);
   std::string title =
-      fmt::format("{} on {}: {}, t={} p={} d={}, {} micro-batches", sc.model.name, sc.cluster.name,
-                  schedule_name(plan.schedule), plan.tensor, p, plan.data, plan.num_microbatches);
+      fmt::format("{} on {}: {}, {}, {} micro-batches", sc.model.name, sc.cluster.name,
+                  schedule_name(plan.schedule), plan_label(plan), plan.num_microbatches);
   if (v > 1) title += fmt::format(", {} chunks per GPU", v);
   const double step_ms = tl.step_time_s * 1e3;
   title += fmt::format(" \u2014 step {} ms", number(step_ms, step_ms >= 10 ? 0.1 : 0.001));

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "report/plan_label.h"
+
 namespace trident {
 namespace {
 
@@ -214,9 +216,9 @@ void write_trace(const Scenario& sc, const Workload& w, const std::vector<StageP
   other["scenario"] = sc.path;
   other["model"] = sc.model.name;
   other["cluster"] = sc.cluster.name;
-  other["plan"] = fmt::format("t={} p={} d={} v={}, {} micro-batches of {}, {}", plan.tensor,
-                              plan.pipeline, plan.data, v, plan.num_microbatches,
-                              plan.micro_batch_size, schedule_name(plan.schedule));
+  other["plan"] =
+      fmt::format("{} v={}, {} micro-batches of {}, {}", plan_label(plan), v, plan.num_microbatches,
+                  plan.micro_batch_size, schedule_name(plan.schedule));
   other["step_time_s"] = tl.step_time_s;
   other["fidelity"] = fidelity_name(tl.shortcuts.fidelity);
   Json shortcuts = Json::object();

@@ -2,82 +2,16 @@
 
 #include <fmt/format.h>
 
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "core/utf8.h"
 #include "report/explain_writer.h"
+#include "report/metric_table.h"
+#include "report/plan_label.h"
 
 namespace trident {
-namespace {
 
 using Json = nlohmann::ordered_json;
-
-// The scalar keys, in one order shared by JSON and CSV.
-struct Scalar {
-  const char* key;
-  std::function<Json(const Report&)> get;
-};
-
-Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
-
-const std::vector<Scalar>& scalars() {
-  static const std::vector<Scalar> keys = {
-      {"step_time_s", [](const Report& r) { return Json(r.step_time_s); }},
-      {"bubble_fraction", [](const Report& r) { return Json(r.bubble_fraction); }},
-      {"ideal_bubble_fraction", [](const Report& r) { return Json(r.ideal_bubble_fraction); }},
-      {"compute_utilization", [](const Report& r) { return Json(r.compute_utilization); }},
-      {"mfu", [](const Report& r) { return Json(r.mfu); }},
-      {"hfu", [](const Report& r) { return Json(r.hfu); }},
-      {"model_tflops_per_gpu", [](const Report& r) { return Json(r.model_tflops_per_gpu); }},
-      {"tokens_per_s", [](const Report& r) { return Json(r.tokens_per_s); }},
-      {"tp_comm_exposed_s", [](const Report& r) { return Json(r.tp_comm_exposed_s); }},
-      {"pp_comm_exposed_s", [](const Report& r) { return Json(r.pp_comm_exposed_s); }},
-      {"dp_comm_exposed_s", [](const Report& r) { return Json(r.dp_comm_exposed_s); }},
-      {"dp_param_gather_exposed_s",
-       [](const Report& r) { return Json(r.dp_param_gather_exposed_s); }},
-      {"cp_comm_exposed_s", [](const Report& r) { return Json(r.cp_comm_exposed_s); }},
-      {"ep_comm_exposed_s", [](const Report& r) { return Json(r.ep_comm_exposed_s); }},
-      {"peak_memory_gib", [](const Report& r) { return Json(r.peak_memory_gib); }},
-      {"fits_in_memory", [](const Report& r) { return Json(r.fits_in_memory); }},
-      {"memory_margin_gib", [](const Report& r) { return Json(r.memory_margin_gib); }},
-      {"memory_reserved_gib", [](const Report& r) { return Json(r.memory_reserved_gib); }},
-      {"gpus", [](const Report& r) { return Json(r.gpus); }},
-      {"cluster_gpus", [](const Report& r) { return Json(r.cluster_gpus); }},
-      {"seq_length", [](const Report& r) { return Json(r.seq_length); }},
-      {"tensor_parallel", [](const Report& r) { return Json(r.tensor); }},
-      {"pipeline_parallel", [](const Report& r) { return Json(r.pipeline); }},
-      {"context_parallel", [](const Report& r) { return Json(r.context); }},
-      {"data_parallel", [](const Report& r) { return Json(r.data); }},
-      {"micro_batch_size", [](const Report& r) { return Json(r.micro_batch_size); }},
-      {"global_batch_size", [](const Report& r) { return Json(r.global_batch_size); }},
-      {"num_microbatches", [](const Report& r) { return Json(r.num_microbatches); }},
-      {"model_flops_per_step", [](const Report& r) { return Json(r.model_flops_per_step); }},
-      {"hardware_flops_per_step", [](const Report& r) { return Json(r.hardware_flops_per_step); }},
-      {"parameters", [](const Report& r) { return Json(r.parameters); }},
-      {"active_params", [](const Report& r) { return Json(r.active_params); }},
-      {"mfu_active", [](const Report& r) { return Json(r.mfu_active); }},
-      {"tokens_per_expert_mean", [](const Report& r) { return Json(r.tokens_per_expert_mean); }},
-      {"tokens_per_expert_max", [](const Report& r) { return Json(r.tokens_per_expert_max); }},
-      {"sim_activities", [](const Report& r) { return Json(r.sim_activities); }},
-      // Time to train and cost: null (CSV: empty) without plan.train_tokens / gpu_hour_price.
-      {"train_tokens", [](const Report& r) { return optional_json(r.train_tokens); }},
-      {"train_days", [](const Report& r) { return optional_json(r.train_days); }},
-      {"gpu_hours", [](const Report& r) { return optional_json(r.gpu_hours); }},
-      {"cost", [](const Report& r) { return optional_json(r.cost); }},
-  };
-  return keys;
-}
-
-std::string csv_value(const Json& v) {
-  if (v.is_null()) return "";
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_float()) return fmt::format("{:.10g}", v.get<double>());
-  return sanitize_utf8(v.dump(-1, ' ', false, Json::error_handler_t::replace));
-}
-
-}  // namespace
 
 bool parse_report_format(const std::string& name, ReportFormat* out) {
   if (name == "table") {
@@ -106,17 +40,7 @@ std::string format_report(const Report& r, ReportFormat format) {
 
 std::string format_json(const Report& r) {
   Json j;
-  j["scenario"] = r.scenario;
-  j["cluster"] = r.cluster;
-  j["model"] = r.model;
-  j["schedule"] = r.schedule;
-  j["fidelity"] = r.fidelity;
-  for (const Scalar& s : scalars()) j[s.key] = s.get(r);
-  j["precision"] = r.precision;
-  j["attention_backend"] = r.attention_backend;
-  j["mfu_peak"] = r.mfu_peak;  // the dense peak `mfu` and `hfu` are measured against
-  j["mfu_run_precision"] = r.mfu_run_precision;
-  j["optimizer_offload_exposed_s"] = r.optimizer_offload_exposed_s;
+  for (const Metric& m : report_metrics()) j[m.key] = metric_json(m, r);
   if (r.optimizer_offload) {
     const OptimizerOffload& o = *r.optimizer_offload;
     j["optimizer_offload"] = {{"params_per_gpu", o.params},
@@ -169,17 +93,20 @@ std::string format_json(const Report& r) {
 
 std::string csv_header() {
   std::string out;
-  for (const Scalar& s : scalars()) out += (out.empty() ? "" : ",") + std::string(s.key);
+  for (const Metric& m : report_metrics()) {
+    if (m.csv) out += (out.empty() ? "" : ",") + std::string(m.key);
+  }
   return out + "\n";
 }
 
 std::string csv_row(const Report& r) {
   std::string out;
   bool first = true;
-  for (const Scalar& s : scalars()) {
+  for (const Metric& m : report_metrics()) {
+    if (!m.csv) continue;
     if (!first) out += ",";
     first = false;
-    out += csv_value(s.get(r));
+    out += metric_csv(m, r);
   }
   return out + "\n";
 }
@@ -193,11 +120,10 @@ std::string format_table(const Report& r) {
   // cp and its columns only with context parallelism: other reports read as before.
   const bool cp = r.context > 1;
   o += fmt::format(
-      "  plan: t={}{} p={} d={} ({} of {} GPUs), seq {}, micro-batch {}, global batch {}, {} "
+      "  plan: {} ({} of {} GPUs), seq {}, micro-batch {}, global batch {}, {} "
       "micro-batches, {}, {}, fidelity {}\n\n",
-      r.tensor, cp ? fmt::format(" cp={}", r.context) : "", r.pipeline, r.data, r.gpus,
-      r.cluster_gpus, r.seq_length, r.micro_batch_size, r.global_batch_size, r.num_microbatches,
-      r.schedule, r.precision, r.fidelity);
+      plan_label(r), r.gpus, r.cluster_gpus, r.seq_length, r.micro_batch_size, r.global_batch_size,
+      r.num_microbatches, r.schedule, r.precision, r.fidelity);
   line("precision", fmt::format("{}, attention {}", r.precision, r.attention_backend));
   line("step time", fmt::format("{:.4f} s", r.step_time_s));
   line("tokens/s", fmt::format("{:.0f}", r.tokens_per_s));

@@ -4,6 +4,7 @@
 
 #include "config/checks.h"
 #include "core/errors.h"
+#include "report/plan_label.h"
 #include "schedule/shortcuts.h"
 #include "search/plan_dimensions.h"
 
@@ -156,9 +157,7 @@ std::vector<std::string> candidate_overrides(const Candidate& c) {
 
 std::string candidate_label(const Candidate& c) {
   const PlanSpec& p = c.plan;
-  std::string s = "t=" + str(p.tensor) + (p.context > 1 ? " cp=" + str(p.context) : "") +
-                  " p=" + str(p.pipeline) + " d=" + str(p.data) +
-                  (p.expert_parallel > 1 ? " ep=" + str(p.expert_parallel) : "") +
+  std::string s = plan_label(p) +
                   (p.expert_tensor() != p.tensor ? " etp=" + str(p.expert_tensor()) : "") +
                   " mbs=" + str(p.micro_batch_size);
   s += p.schedule == ScheduleKind::kInterleaved1F1B ? " v=" + str(p.virtual_stages) : " 1f1b";
