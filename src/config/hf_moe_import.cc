@@ -47,7 +47,9 @@ void add_hf_moe_fields(
 
   // DeepSeek-V3's multi-token-prediction depths (its config.json: num_nextn_predict_layers 1).
   if (const YamlEntry* e = present(config, "num_nextn_predict_layers")) {
-    if (!e->value->is_scalar() || e->value->scalar != "0") copy(config, e->key.c_str(), "mtp_num_layers", model);
+    if (!e->value->is_scalar() || e->value->scalar != "0") {
+      copy(config, "num_nextn_predict_layers", "mtp_num_layers", model);
+    }
   }
 
   const YamlEntry* experts = nullptr;

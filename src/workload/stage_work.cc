@@ -768,7 +768,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         // (megatron/core/models/gpt/gpt_model.py), so away from the first (last) stage it
         // holds a copy; tied, the one matrix serves both.
         const bool tied = !model.untie_embeddings_and_output_weights;
-        const double copies = (ch.has_embedding ? 0 : (tied && ch.has_output ? 0 : vocab_params) + pos_params) +
+        const double word = ch.has_embedding || (tied && ch.has_output) ? 0 : vocab_params;
+        const double copies = word + (ch.has_embedding ? 0 : pos_params) +
                               (ch.has_output || tied ? 0 : vocab_params);
         grads_done(copies, &ch.backward);
         params += copies;
