@@ -75,13 +75,13 @@ TEST_CASE("mtp: the depth runs, and its weights and activations sit, on the last
   const Workload without = build_workload(tiny({}));
   const double depth = 14 * kH * kH + 19 * kH;
   CHECK(with.total_params - without.total_params == depth);
-  // Stage 0 is untouched; stage 1 holds the depth's weights / t (the embedding it uses is the
-  // output layer's tied copy there).
+  // Stage 0 is untouched; stage 1 holds the depth's weights / t and a copy of the learned
+  // position embedding (the word embedding it uses is the output layer's tied copy there).
   CHECK(with.stages[0].params_per_gpu == without.stages[0].params_per_gpu);
   CHECK(pass_seconds(with.stages[0].chunks[0]) == pass_seconds(without.stages[0].chunks[0]));
   CHECK(with.stages[0].memory.activations == without.stages[0].memory.activations);
   CHECK(with.stages[1].params_per_gpu - without.stages[1].params_per_gpu ==
-        Approx(depth / 2).epsilon(1e-12));
+        Approx(depth / 2 + kS * kH).epsilon(1e-12));
   CHECK(with.stages[1].memory.optimizer > without.stages[1].memory.optimizer);
   CHECK(with.stages[1].memory.activations > without.stages[1].memory.activations);
   const ChunkWork& last = with.stages[1].chunks[0];
@@ -93,15 +93,18 @@ TEST_CASE("mtp: the depth runs, and its weights and activations sit, on the last
   const double per_token = 72 * kH * kH + 12 * kH * kS + 12 * kH * kH + 6 * kH * kV;
   CHECK(with.model_flops_per_step - without.model_flops_per_step ==
         Approx(kSequences * kS * per_token).epsilon(1e-12));
-  // Full recomputation re-runs the depth's eh_proj (4h^2) and layer forward (24h^2 + 4hs),
-  // which the hardware FLOPs count and MFU does not.
+  // Full recomputation re-runs the depth's eh_proj (4h^2) and layer forward (24h^2 and the
+  // causal half of the attention, 2hs), which the hardware FLOPs count and MFU does not; the
+  // attention kernels run the causal half forward (2hs) and 2.5 times that backward, where
+  // MFU counts 4hs and 8hs.
   const Workload full_with =
       build_workload(tiny({"model.mtp_num_layers=1", "plan.recompute=full"}));
   const Workload full_without = build_workload(tiny({"plan.recompute=full"}));
   CHECK(full_with.model_flops_per_step - full_without.model_flops_per_step ==
         Approx(kSequences * kS * per_token).epsilon(1e-12));
   CHECK(full_with.hardware_flops_per_step - full_without.hardware_flops_per_step ==
-        Approx(kSequences * kS * (per_token + 28 * kH * kH + 4 * kH * kS)).epsilon(1e-12));
+        Approx(kSequences * kS * (per_token + 28 * kH * kH + 2 * kH * kS - 5 * kH * kS))
+            .epsilon(1e-12));
 }
 
 TEST_CASE("mtp: the layout's 'm' places the depth in the last chunk of another rank",
