@@ -27,8 +27,8 @@ TEST_CASE("mtp: the depth on the last stage adds its passes to the simulated ste
   REQUIRE(added > 0);
   const double step0 = simulated_step(without), step1 = simulated_step(with);
   INFO("step " << step0 << " -> " << step1 << " s, last stage's compute +" << added << " s");
-  // At least the compute added to the critical path; at most that and the depth's own TP
-  // collectives (eh_proj's gathers, the layer's and the logits' reductions: under half of it).
+  // At least the compute added to the critical path; little more: the depth's own TP
+  // collectives (eh_proj's gathers, the layer's and the logits' reductions) on NVLink.
   CHECK(step1 - step0 >= 0.99 * added);
-  CHECK(step1 - step0 <= 1.5 * added);
+  CHECK(step1 - step0 <= 1.1 * added);
 }
