@@ -85,6 +85,8 @@ TEST_CASE("DeepSeek-V3: MLA, routed and shared experts, first dense layers", "[h
   CHECK(m.qk_pos_emb_head_dim == 64);
   CHECK(m.moe_shared_expert_intermediate_size == 2048);
   CHECK(moe_layer_count(m) == 58);
+  CHECK(m.mtp_num_layers == 1);  // num_nextn_predict_layers
+  CHECK(shipped.mtp_num_layers == 1);
   CHECK(model_params(m) == model_params(shipped));
   CHECK(active_params(m) == active_params(shipped));
 }

@@ -59,7 +59,7 @@ TEST_CASE("MLA, shared experts and a layer pattern from a DeepSeek-style line", 
       "--v-head-dim 128 --num-experts 256 --moe-router-topk 8 --moe-ffn-hidden-size 2048 "
       "--moe-shared-expert-intermediate-size 2048 --moe-layer-freq ([0]*3+[1]*58) "
       "--expert-model-parallel-size 64 --pipeline-model-parallel-size 16 "
-      "--decoder-last-pipeline-num-layers 1 "
+      "--decoder-last-pipeline-num-layers 1 --mtp-num-layers 1 --mtp-loss-scaling-factor 0.1 "
       "--micro-batch-size 1 --global-batch-size 1024 --bf16";
   const MegatronScenario t =
       translate_megatron_args("torchrun --nnodes 128 x.py " + line, "ds.sh", "dgx-h100");
@@ -71,6 +71,8 @@ TEST_CASE("MLA, shared experts and a layer pattern from a DeepSeek-style line", 
   CHECK_FALSE(sc.model.is_moe_layer(2));
   CHECK(sc.model.is_moe_layer(3));
   CHECK(sc.model.is_moe_layer(60));
+  CHECK(sc.model.mtp_num_layers == 1);
+  CHECK(sc.model.mtp_loss_scaling_factor == 0.1);
   CHECK(sc.plan.expert_parallel == 64);
   // A layer pattern it cannot read, and a flex backend other than DeepEP, are refused by name.
   const std::string bad = translate_error(std::string(kMixtral) + " --moe-layer-freq [2]*32");

@@ -64,8 +64,36 @@ TEST_CASE("pipeline layout: malformed layouts name what is wrong", "[validate][l
   CHECK(layout_error("Et|t|tL", 2) ==
         "has 3 stages, not a multiple of pipeline_parallel 2 (expected pipeline_parallel × "
         "virtual stages)");
-  CHECK(layout_error("Et|tmL", 2).find("multi-token") != std::string::npos);
+  CHECK(layout_error("Etm|tL", 2).find("after a multi-token-prediction layer") !=
+        std::string::npos);
   CHECK(layout_error("*3Et|tL", 2).find("'*'") != std::string::npos);
+}
+
+TEST_CASE("pipeline layout: multi-token-prediction layers 'm' follow Megatron-Core's rules",
+          "[validate][layout][mtp]") {
+  std::string why;
+  // The moe_recipes DeepSeek-V3 layout: 16 virtual stages, the MTP layer beside the last
+  // decoder layer and the loss.
+  auto layout = parse_pipeline_layout("Et*4|(tttt|)*14tmL", 8, &why);
+  REQUIRE(layout);
+  CHECK(layout->virtual_stages == 2);
+  CHECK(layout->mtp_stage == 15);
+  CHECK(layout->mtp_layers == 1);
+  CHECK(layout->decoder_layers.back() == 1);
+  // Two depths alone in the last chunk of rank 0 (Megatron's "standalone" MTP).
+  layout = parse_pipeline_layout("Et|t|tmm|L", 2, &why);
+  REQUIRE(layout);
+  CHECK(layout->mtp_stage == 2);
+  CHECK(layout->mtp_layers == 2);
+  layout = parse_pipeline_layout("Et|tL", 2, &why);
+  REQUIRE(layout);
+  CHECK(layout->mtp_layers == 0);
+  CHECK(layout->mtp_stage == -1);
+  CHECK(layout_error("Et|tm||L", 2) ==
+        "places multi-token-prediction layers 'm' in virtual stage 1, chunk 0 of pipeline rank 1 "
+        "(expected the last chunk of a rank, as Megatron-LM requires)");
+  CHECK(layout_error("Et|tm|m|L", 2).find("more than one virtual stage") != std::string::npos);
+  CHECK(layout_error("Em|t|t|tL", 2).find("'t' after") != std::string::npos);
 }
 
 TEST_CASE("accounted split: the embedding and the loss each take one layer's slot",

@@ -45,6 +45,13 @@ void add_hf_moe_fields(
     copy(config, "v_head_dim", "v_head_dim", model);
   }
 
+  // DeepSeek-V3's multi-token-prediction depths (its config.json: num_nextn_predict_layers 1).
+  if (const YamlEntry* e = present(config, "num_nextn_predict_layers")) {
+    if (!e->value->is_scalar() || e->value->scalar != "0") {
+      copy(config, "num_nextn_predict_layers", "mtp_num_layers", model);
+    }
+  }
+
   const YamlEntry* experts = nullptr;
   for (const char* key : {"num_local_experts", "n_routed_experts", "num_experts"}) {
     if (experts == nullptr) experts = present(config, key);

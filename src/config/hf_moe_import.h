@@ -16,6 +16,8 @@
 //   kv_lora_rank (DeepSeek)                   -> multi_latent_attention: true, kv_lora_rank,
 //     q_lora_rank (null: none), qk_nope_head_dim -> qk_head_dim, qk_rope_head_dim ->
 //     qk_pos_emb_head_dim, v_head_dim
+//   num_nextn_predict_layers (DeepSeek-V3: 1)  -> mtp_num_layers (multi-token prediction; 0 or
+//     absent: none)
 // One expert (num_experts 0 or 1) is a dense MLP.
 #ifndef TRIDENT_CONFIG_HF_MOE_IMPORT_H_
 #define TRIDENT_CONFIG_HF_MOE_IMPORT_H_

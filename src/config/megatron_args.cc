@@ -147,6 +147,8 @@ const std::map<std::string, Arg>& known_args() {
       {"--qk-head-dim", {Use::kModel, false, "qk_head_dim"}},
       {"--qk-pos-emb-head-dim", {Use::kModel, false, "qk_pos_emb_head_dim"}},
       {"--v-head-dim", {Use::kModel, false, "v_head_dim"}},
+      {"--mtp-num-layers", {Use::kModel, false, "mtp_num_layers"}},
+      {"--mtp-loss-scaling-factor", {Use::kModel, false, "mtp_loss_scaling_factor"}},
       {"--kv-channels", {Use::kModel, false, "kv_channels"}},
       {"--attention-backend", {Use::kSpecial, false, ""}},
       // Refused: they change the step and trident does not model them.

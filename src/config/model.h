@@ -64,6 +64,15 @@ struct ModelSpec {
   int qk_pos_emb_head_dim = 64;
   int v_head_dim = 128;
 
+  // Multi-token prediction (Megatron --mtp-num-layers, Hugging Face num_nextn_predict_layers;
+  // DeepSeek-V3's D = 1): mtp_num_layers depths after the decoder, each an embedding of the
+  // shifted tokens, two RMSNorms, a 2h -> h projection, one transformer layer of the last
+  // layer's kind, a final norm and the shared output layer with its own loss
+  // (megatron/core/transformer/multi_token_prediction.py, workload/mtp.h). The loss scaling
+  // factor weighs that loss; it changes no time or memory.
+  int mtp_num_layers = 0;
+  double mtp_loss_scaling_factor = 0.1;
+
   int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
   bool moe() const { return num_experts > 0; }
   // Returns whether layer `l` (0-based) has a MoE MLP.

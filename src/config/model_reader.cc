@@ -103,6 +103,9 @@ ModelSpec read_model(const MapReader& map) {
   map.field([&] { m.qk_head_dim = static_cast<int>(*map.integer("qk_head_dim")); });
   map.field([&] { m.qk_pos_emb_head_dim = static_cast<int>(*map.integer("qk_pos_emb_head_dim")); });
   map.field([&] { m.v_head_dim = static_cast<int>(*map.integer("v_head_dim")); });
+  map.field(
+      [&] { m.mtp_num_layers = static_cast<int>(map.integer("mtp_num_layers").value_or(0)); });
+  map.field([&] { m.mtp_loss_scaling_factor = *map.number("mtp_loss_scaling_factor"); });
   if (map.problems() == before) report_issues(map, model_issues(m), false);
   return m;
 }

@@ -101,12 +101,18 @@ std::optional<PipelineLayout> parse_pipeline_layout(const std::string& text, int
   if (!expand(text, &s, why)) return std::nullopt;
   std::vector<int> layers(1, 0);
   int embeddings = 0, losses = 0;
+  PipelineLayout out;
   bool embedding_first = false, loss_last = false;
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '|') {
       layers.push_back(0);
     } else if (c == 't') {
+      if (out.mtp_layers > 0) {
+        *why = "places a decoder layer 't' after a multi-token-prediction layer 'm' (expected "
+               "every 't' before the first 'm', as Megatron-LM requires)";
+        return std::nullopt;
+      }
       ++layers.back();
     } else if (c == 'E') {
       ++embeddings;
@@ -115,8 +121,14 @@ std::optional<PipelineLayout> parse_pipeline_layout(const std::string& text, int
       ++losses;
       loss_last = i + 1 == s.size();
     } else if (c == 'm') {
-      *why = "places multi-token-prediction layers ('m'), which trident does not model";
-      return std::nullopt;
+      const int stage = static_cast<int>(layers.size()) - 1;
+      if (out.mtp_layers > 0 && out.mtp_stage != stage) {
+        *why = "places multi-token-prediction layers 'm' in more than one virtual stage "
+               "(expected all of them in one, as Megatron-LM requires)";
+        return std::nullopt;
+      }
+      out.mtp_stage = stage;
+      ++out.mtp_layers;
     } else {
       *why = std::string("has '") + c + "' (expected E, t, L, |, (...)*N, x*N)";
       return std::nullopt;
@@ -136,7 +148,16 @@ std::optional<PipelineLayout> parse_pipeline_layout(const std::string& text, int
            std::to_string(pipeline) + " (expected pipeline_parallel × virtual stages)";
     return std::nullopt;
   }
-  return PipelineLayout{std::move(layers), stages / pipeline};
+  out.virtual_stages = stages / pipeline;
+  if (out.mtp_layers > 0 && out.mtp_stage / pipeline != out.virtual_stages - 1) {
+    *why = "places multi-token-prediction layers 'm' in virtual stage " +
+           std::to_string(out.mtp_stage) + ", chunk " + std::to_string(out.mtp_stage / pipeline) +
+           " of pipeline rank " + std::to_string(out.mtp_stage % pipeline) +
+           " (expected the last chunk of a rank, as Megatron-LM requires)";
+    return std::nullopt;
+  }
+  out.decoder_layers = std::move(layers);
+  return out;
 }
 
 std::optional<std::vector<int>> accounted_split(int layers, int p, int v, bool embedding, bool loss,

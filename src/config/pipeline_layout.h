@@ -15,17 +15,23 @@ namespace trident {
 
 // A parsed layout: one entry per virtual stage (virtual stage chunk * p + stage, the order of
 // the string), each counting its decoder layers ('t'); the embedding ('E') opens the first
-// and the loss ('L') closes the last.
+// and the loss ('L') closes the last. Multi-token-prediction layers ('m') sit in one virtual
+// stage, `mtp_stage` (-1: none in the layout), `mtp_layers` of them.
 struct PipelineLayout {
   std::vector<int> decoder_layers;
   int virtual_stages = 1;  // stages / pipeline_parallel
+  int mtp_stage = -1;
+  int mtp_layers = 0;
 };
 
 // Parses `text` for `pipeline` stages: '|' separates virtual stages, "(...)*N" and "x*N"
-// repeat, commas and spaces are cosmetic; the characters are E, t, L (and m, multi-token
-// prediction, which trident does not model). Returns nullopt and sets *why (a phrase naming
-// what is wrong and what is expected) when the text does not parse, the stages do not divide
-// by `pipeline`, or E and L are not exactly once, first and last.
+// repeat, commas and spaces are cosmetic; the characters are E, t, m, L. Returns nullopt and
+// sets *why (a phrase naming what is wrong and what is expected) when the text does not parse,
+// the stages do not divide by `pipeline`, E and L are not exactly once, first and last, or
+// the 'm' break Megatron-Core's rules (PipelineParallelLayerLayout.validate_layer_layout in
+// megatron/core/transformer/pipeline_parallel_layer_layout.py): every 't' before the first
+// 'm', all 'm' in one virtual stage, and that stage the last chunk of its pipeline rank. That
+// their number equals model.mtp_num_layers is checked where the model is known (plan_reader).
 std::optional<PipelineLayout> parse_pipeline_layout(const std::string& text, int pipeline,
                                                     std::string* why);
 

@@ -146,6 +146,10 @@ struct PlanSpec {
   // Layers of each virtual pipeline stage, in model order (chunk c of stage s is virtual stage
   // c * pipeline + s); size pipeline * virtual_stages. Empty: an even split.
   std::vector<int> pipeline_layers;
+  // The virtual stage that holds model.mtp_num_layers multi-token-prediction layers: where
+  // pipeline_model_parallel_layout's 'm' are, else -1, the last (with the loss, as
+  // Megatron-Core's get_mtp_num_layers_to_build places them without a layout).
+  int mtp_virtual_stage = -1;
   // Parameters per gradient bucket when overlap_grad_reduce is on; 0: Megatron's default,
   // max(40M, 1M x data_parallel).
   std::int64_t grad_bucket_size = 0;

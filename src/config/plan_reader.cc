@@ -163,6 +163,8 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
     }
     p.virtual_stages = layout->virtual_stages;
     given->layout_layers = layout->decoder_layers;
+    given->layout_mtp_stage = layout->mtp_stage;
+    given->layout_mtp_layers = layout->mtp_layers;
   });
   map.field([&] {
     given->embedding_in_split = *map.flag("account_for_embedding_in_pipeline_split");
@@ -351,6 +353,14 @@ void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpe
                     str(model.num_layers) + " (expected every layer once)");
     }
     p->pipeline_layers = given.layout_layers;
+    // Megatron-Core's validate_layer_layout: as many 'm' as --mtp-num-layers.
+    if (given.layout_mtp_layers != model.mtp_num_layers) {
+      plan_fail(map, "pipeline_model_parallel_layout",
+                "places " + str(given.layout_mtp_layers) +
+                    " multi-token-prediction layers ('m'), but model.mtp_num_layers is " +
+                    str(model.mtp_num_layers) + " (expected as many 'm' as MTP layers)");
+    }
+    p->mtp_virtual_stage = given.layout_mtp_stage;
   }
   // A split derived from the accounting or first/last settings, or the failure of `key`.
   const auto take_split = [&](std::optional<std::vector<int>> split, const char* key,

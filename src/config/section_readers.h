@@ -37,6 +37,8 @@ struct PlanGiven {
   std::optional<int> last_stage_layers;         // decoder_last_pipeline_num_layers
   std::optional<int> layers_per_virtual_stage;  // num_layers_per_virtual_pipeline_stage
   std::vector<int> layout_layers;   // pipeline_model_parallel_layout's decoder layers per stage
+  int layout_mtp_stage = -1;        // the layout's virtual stage with 'm' (-1: none)
+  int layout_mtp_layers = 0;        // and their number
   bool embedding_in_split = false;  // account_for_embedding_in_pipeline_split
   bool loss_in_split = false;       // account_for_loss_in_pipeline_split
 };

@@ -585,6 +585,20 @@ std::vector<SettingSection> build_sections() {
                      "128"),
                  "--v-head-dim"),
               "v_head_dim"),
+           // Multi-token prediction (Megatron-Core multi_token_prediction.py; docs/moe.md).
+           hf(mg(derived(integer("mtp_num_layers", 0, limits::kMaxLayers,
+                                 "Multi-token-prediction depths after the decoder (DeepSeek-V3: "
+                                 "1), each one more transformer layer of the last layer's kind, "
+                                 "a 2h x h projection and its own logits and loss, on the last "
+                                 "pipeline stage unless the layout's 'm' places them."),
+                         "none (0): no multi-token prediction"),
+                 "--mtp-num-layers"),
+              "num_nextn_predict_layers"),
+           mg(def(number("mtp_loss_scaling_factor", 0, 1e6,
+                         "Weight of the multi-token-prediction loss; changes no time or memory "
+                         "(accepted for launch lines that give it)."),
+                  "0.1"),
+              "--mtp-loss-scaling-factor"),
        }});
   out.push_back(
       {"plan",

@@ -71,6 +71,7 @@ void set_layer_split(const SearchContext& c, PlanSpec* p) {
   const int layers = c.model->num_layers;
   const int stages = p->pipeline * p->virtual_stages;
   p->pipeline_layers.clear();
+  p->mtp_virtual_stage = -1;  // a searched split puts multi-token prediction last, with the loss
   if (stages <= layers && layers % stages != 0) {
     p->pipeline_layers = balanced_split(layers, p->pipeline, p->virtual_stages);
   }

@@ -11,6 +11,7 @@
 #include "workload/layer_ops.h"
 #include "workload/moe_model.h"
 #include "workload/moe_ops.h"
+#include "workload/mtp.h"
 #include "workload/nvfp4.h"
 #include "workload/op_classes.h"
 #include "workload/tp_overlap.h"
@@ -632,7 +633,14 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       (plan.overlap_param_gather && plan.distributed_optimizer && d > 1 && experts_gathered);
 
   Workload w;
-  w.total_params = model_params(model);
+  w.total_params = model_params(model) + mtp_params(model);
+  // Multi-token prediction (mtp.h): its depths run on virtual stage mtp_vs, each with its own
+  // weights per GPU (norms and eh_proj / t, and a layer of the last layer's kind).
+  const int mtp_vs = mtp_virtual_stage(model, plan);
+  const bool mtp_moe = mtp_layer_is_moe(model);
+  const double mtp_head_params = (3 * final_norm + 2 * h * h) / t;
+  const double mtp_depth = mtp_head_params + (mtp_moe ? moe_layer_params : per_layer_params);
+  const double mtp_apart = mtp_moe ? apart_params : 0;
   w.stages.resize(p);
   std::vector<int> first_layer(p * v + 1, 0);
   std::partial_sum(layers.begin(), layers.end(), first_layer.begin() + 1);
@@ -700,6 +708,16 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         const LayerKernels& k = kernels(layer);
         append_ops(moe ? k.moe_fwd : k.fwd, k.tm, plan.tensor, layer, &ch.forward);
       }
+      // Megatron's GPTModel._postprocess runs the MTP block before the output layer.
+      const bool mtp_here = vs == mtp_vs;
+      for (int k = 0; mtp_here && k < model.mtp_num_layers; ++k) {
+        const int layer = model.num_layers + k;
+        fwd_weights(mtp_depth - mtp_apart, mtp_apart);
+        append_ops(stack_ops(mtp_head_forward_ops(dims)), cm, plan.tensor, layer, &ch.forward);
+        append_ops(mtp_moe ? low.moe_fwd : low.fwd, low.tm, plan.tensor, layer, &ch.forward);
+        append_ops(stack_ops(output_forward_ops(dims)), cm, plan.tensor, kLayerOutput,
+                   &ch.forward);
+      }
       if (ch.has_output) {
         fwd_weights(out, 0);
         append_ops(stack_ops(output_forward_ops(dims)), cm, plan.tensor, kLayerOutput, &ch.forward);
@@ -713,6 +731,51 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         grads_done(out, &ch.backward);
         params += out;
         st_16bit_params += out;
+      }
+      double mtp_recompute_flops = 0;
+      for (int k = model.mtp_num_layers - 1; mtp_here && k >= 0; --k) {
+        const int layer = model.num_layers + k;
+        bwd_weights(mtp_depth - mtp_apart, mtp_apart);
+        append_ops(stack_ops(output_backward_ops(dims)), cm, plan.tensor, kLayerOutput,
+                   &ch.backward);
+        if (plan.recompute == Recompute::kFull) {
+          // MultiTokenPredictionLayer._checkpointed_forward re-runs eh_proj and the layer.
+          const std::vector<Op> head = stack_ops(mtp_head_forward_ops(dims, false));
+          append_ops(head, cm, plan.tensor, layer, &ch.backward);
+          mtp_recompute_flops += gemm_flops(head);
+        }
+        const std::vector<Op>& again = mtp_moe ? low.moe_recompute : low.recompute;
+        append_ops(again, low.tm, plan.tensor, layer, &ch.backward);
+        mtp_recompute_flops += gemm_flops(again);
+        append_ops(mtp_moe ? low.moe_bwd : low.bwd, low.tm, plan.tensor, layer, &ch.backward);
+        append_ops(stack_ops(mtp_head_backward_ops(dims)), cm, plan.tensor, layer, &ch.backward);
+        grads_done(mtp_depth - mtp_apart, &ch.backward);
+        ch.backward.segments.back().expert_grad_params += mtp_apart;
+        params += mtp_depth;
+        expert_params += mtp_apart;
+        low_params += mtp_depth;
+        const double unit = mtp_depth - mtp_apart;
+        min_unit = any_layer ? std::min(min_unit, unit) : unit;
+        any_layer = true;
+        max_unit = std::max(max_unit, unit);
+        max_expert_unit = std::max(max_expert_unit, mtp_apart);
+        ch.activation_bytes += mtp_depth_activation_bytes(
+            model, plan, mtp_moe ? low.act_moe : low.act, saved_linear_input_bytes(plan));
+      }
+      if (mtp_here) {
+        // The MTP stage embeds the shifted tokens and computes logits itself: GPTModel builds
+        // the word embedding and the output layer where mtp_process holds
+        // (megatron/core/models/gpt/gpt_model.py), so away from the first (last) stage it
+        // holds a copy; tied, the one matrix serves both.
+        const bool tied = !model.untie_embeddings_and_output_weights;
+        const double word = ch.has_embedding || (tied && ch.has_output) ? 0 : vocab_params;
+        const double copies = word + (ch.has_embedding ? 0 : pos_params) +
+                              (ch.has_output || tied ? 0 : vocab_params);
+        grads_done(copies, &ch.backward);
+        params += copies;
+        st_16bit_params += copies;
+        if (mtp_moe) st.memory.dispatch_buffers = moe_dispatch_buffer_bytes(model, plan);
+        st.memory.logits_transient = tokens * double(model.vocab_size) / t * 2;
       }
       for (int l = 0; l < ch.num_layers; ++l) {
         // Backward runs the chunk's layers last to first.
@@ -736,6 +799,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         st_16bit_params += embed;
       }
       finish(&ch.backward);
+      ch.backward.model_flops -= mtp_recompute_flops;
       ch.backward.model_flops -= (ch.num_layers - moe_layers) * gemm_flops(low.recompute) +
                                  moe_layers * gemm_flops(low.moe_recompute);
       ch.params_per_gpu = params;
@@ -839,8 +903,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     st.memory.gradients +=
         std::max(0.0, m.step_main_grads - (m.activations + m.cp_buffers + m.dispatch_buffers));
   }
-  w.active_params = active_params(model);
-  w.megatron_flops_per_step = megatron_model_flops(model, plan.global_batch_size);
+  w.active_params = active_params(model) + mtp_active_params(model);
+  w.megatron_flops_per_step = megatron_model_flops(model, plan.global_batch_size) +
+                              mtp_megatron_flops(model, plan.global_batch_size);
   w.tokens_per_expert_mean = moe_tokens_per_expert(model, plan);
   w.tokens_per_expert_max = w.tokens_per_expert_mean * moe_busiest_expert_load(plan);
   return w;
