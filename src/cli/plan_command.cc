@@ -203,7 +203,10 @@ int run_plan_command(const std::vector<std::string>& args) {
   }
 
   SpaceLimits limits;
-  auto add_limit = [&](const std::string& key, std::vector<std::string> values) {
+  // Each limit remembers who gave it, so that an error about it blames that option.
+  auto add_limit = [&](const std::string& key, std::vector<std::string> values,
+                       const std::string& origin) {
+    limits.origins[key] = origin;
     for (auto& [k, v] : limits.values) {
       if (k == key) {
         v = std::move(values);  // the command line replaces the scenario's search block
@@ -212,14 +215,16 @@ int run_plan_command(const std::vector<std::string>& args) {
     }
     limits.values.emplace_back(key, std::move(values));
   };
-  for (const SweepAxis& a : base.search) add_limit(a.key, a.values);
+  for (const SweepAxis& a : base.search) {
+    add_limit(a.key, a.values, positional.front() + ": search");
+  }
   for (const std::string& f : fixes) {
     auto [key, value] = parse_fix(f);
-    add_limit(key, {value});
+    add_limit(key, {value}, "--fix");
   }
   for (const std::string& v : varies) {
     const SweepAxis axis = parse_vary(v);
-    add_limit(axis.key, axis.values);
+    add_limit(axis.key, axis.values, "--vary");
   }
 
   SearchContext context;

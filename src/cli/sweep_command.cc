@@ -40,7 +40,9 @@ const char* kSweepHelp =
     "killer, SIGTERM) or by --point-timeout -- gets the status \"error: interrupted: WHY\", and\n"
     "--resume runs it again; a point that fails on its input keeps its row.\n"
     "A sweep has at most 100000 points (counted before any runs).\n"
-    "Exit status 0 when every point has its row, failed or not; 2 on bad options or scenario.\n"
+    "Exit status 0 when every point has its row and at least one point ran (\"ok\" or \"does\n"
+    "not fit\"); 1 when every point this run simulated failed (each row says why: nothing\n"
+    "to compare); 2 on bad options or scenario.\n"
     "\n"
     "options";
 
@@ -139,8 +141,10 @@ int run_sweep_command(const std::vector<std::string>& args) {
     const bool file =
         !std::filesystem::exists(target, ec) || std::filesystem::is_regular_file(target, ec);
     if (problem.empty() && file) {
-      const std::string manifest_problem = output_path_problem(manifest_path(out_path));
-      if (!manifest_problem.empty()) problem = "its manifest FILE.manifest: " + manifest_problem;
+      // FILE.manifest is written too: checked as --out is, and never over a file the user
+      // did not name (an input, an unrelated file, or wherever a link there points).
+      check_not_an_input("out", manifest_path(out_path), axis_values);
+      problem = manifest_path_problem(out_path);
     }
     if (!problem.empty()) throw po::error("--out: " + problem);
   }
@@ -196,6 +200,11 @@ int run_sweep_command(const std::vector<std::string>& args) {
     std::cerr << "trident sweep: " << failed << " of " << commands.size() << " points failed and "
               << not_fitting << (not_fitting == 1 ? " does" : " do")
               << " not fit in memory (see the status column)\n";
+  }
+  // Rows that all say "error" are no result, whatever was written.
+  if (!commands.empty() && failed == commands.size()) {
+    std::cerr << "trident sweep: every point failed\n";
+    return 1;
   }
   return 0;
 }

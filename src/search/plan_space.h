@@ -5,6 +5,7 @@
 #define TRIDENT_SEARCH_PLAN_SPACE_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,11 @@ struct Candidate {
 // sharding strategies no_shard (false) and optim (true).
 struct SpaceLimits {
   std::vector<std::pair<std::string, std::vector<std::string>>> values;
+  // Where each key's limit was given ("--fix", "--vary", a scenario file's `search:`), named
+  // by the errors about it; a key not here is blamed on "--vary".
+  std::map<std::string, std::string> origins;
+  // Returns the origin of `key`'s limit.
+  std::string origin(const std::string& key) const;
 };
 
 // What the enumeration pruned, by rule ("plan.tensor_parallel: attention heads divisible by
@@ -73,8 +79,9 @@ struct EnumerationStats {
 // Returns every plan of the space that satisfies every rule of the table and the checks
 // `simulate` runs (plan_issues and simulation_size_issues of config/checks.h, and the
 // activity limit at fast fidelity, schedule/shortcuts.h simulation_activity_issues, so
-// `simulate` accepts each one), in a deterministic order. Throws ConfigError (key "--fix"/"--vary")
-// when a limit names a key the table does not search or a value its field cannot take.
+// `simulate` accepts each one), in a deterministic order. Throws ConfigError (its file the
+// limit's origin, "--fix" or "--vary") when a limit names a key the table does not search or a
+// value its field cannot take.
 std::vector<Candidate> enumerate_candidates(const SearchContext& context, const SpaceLimits& limits,
                                             EnumerationStats* stats);
 
