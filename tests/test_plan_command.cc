@@ -141,6 +141,12 @@ TEST_CASE("trident plan refuses bad command lines with exit status 2") {
     CHECK(r.err.find(needle) != std::string::npos);
   };
   refused({"scenarios/tiny.yaml", "--fix", "plan.tensor=2"}, "plan.tensor");
+  // Each limit blames the option that gave it (issue 30: --fix was blamed on --vary).
+  refused({"scenarios/tiny.yaml", "--fix", "plan.foo=3"}, "--fix: plan.foo: is not a searched");
+  refused({"scenarios/tiny.yaml", "--fix", "plan.schedule=zigzag"}, "--fix: plan.schedule");
+  refused({"scenarios/tiny.yaml", "--vary", "plan.foo=3"}, "--vary: plan.foo");
+  refused({"scenarios/tiny.yaml", "--fix", "plan.distributed_optimizer=maybe"},
+          "--fix: plan.distributed_optimizer");
   refused({"scenarios/tiny.yaml", "--vary", "plan.schedule=zigzag"}, "zigzag");
   refused({"--cluster", "tiny-2node", "--model", "gpt-1.7b"}, "--global-batch");
   refused({"--cluster", "tiny-2node", "--model", "gpt-1.7b", "--global-batch", "8", "--gpus", "4"},

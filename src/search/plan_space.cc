@@ -38,6 +38,9 @@ struct Enumerator {
     const Values values_here = fixed[i] ? *fixed[i] : dims[i].candidates(context, plan);
     for (const std::string& v : values_here) {
       ++stats->generated;
+      if (context.max_candidates > 0 && stats->generated > 64 * context.max_candidates) {
+        too_many(stats->generated, "value combinations visited");
+      }
       PlanSpec next = plan;
       if (!dims[i].apply(v, context, &next)) {
         throw ConfigError(SourceLocation{limits.origin(dims[i].key), 0, 0, dims[i].key},
@@ -66,7 +69,22 @@ struct Enumerator {
       stats->count("checks: " + issues.front().keys.front());
       return;
     }
+    if (context.max_candidates > 0 &&
+        static_cast<long long>(out->size()) >= context.max_candidates) {
+      too_many(static_cast<long long>(out->size()) + 1, "candidates");
+    }
     out->push_back({plan, values});
+  }
+
+  [[noreturn]] void too_many(long long count, const char* what) const {
+    throw ConfigError(
+        SourceLocation{"--max-candidates", 0, 0, ""},
+        "the plan space has more than " + std::to_string(count - 1) + " " + what +
+            " (limit " + std::to_string(context.max_candidates) + ", at " +
+            std::to_string(context.model->num_layers) + " layers on " +
+            std::to_string(context.gpus) +
+            " GPUs); narrow it with --fix or --vary (e.g. --fix plan.pipeline_parallel=P, "
+            "--vary plan.tensor_parallel=4,8) or raise --max-candidates (0: no limit)");
   }
 };
 
