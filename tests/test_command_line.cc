@@ -50,9 +50,11 @@ TEST_CASE("bad command lines exit 2 with one message", "[cli][bad_inputs]") {
 TEST_CASE("a positional name longer than a file name can be exits 2 saying so",
           "[cli][bad_inputs]") {
   const std::string name(300, 'a');
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"simulate", name}, {"validate", name}, {"sweep", name},
-        {"plan", name}, {"simulate", "configs/" + name + "/x.yaml"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"simulate", name},
+                                               {"validate", name},
+                                               {"sweep", name},
+                                               {"plan", name},
+                                               {"simulate", "configs/" + name + "/x.yaml"}}) {
     const Result r = run_trident(args);
     INFO(r.err);
     CHECK(r.code == 2);

@@ -183,10 +183,10 @@ TEST_CASE("a file-size limit (SIGXFSZ) is a write error naming the file, with no
       trident::write_file_atomically(dir + "/big.json", std::string(4 << 20, 'x'));
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
-      code = what.find("big.json") != std::string::npos &&
-                     what.find("too large") != std::string::npos
-                 ? 0
-                 : 11;
+      code =
+          what.find("big.json") != std::string::npos && what.find("too large") != std::string::npos
+              ? 0
+              : 11;
     }
     ::_exit(code);
   }

@@ -244,19 +244,19 @@ TEST_CASE("--trace and --timeline naming one file through a link are refused bef
   TempDir dir("link");
   const fs::path trace = dir.path / "step.json", svg = dir.path / "step.svg";
   fs::create_symlink("step.svg", trace);  // dangling: both outputs would write step.svg
-  const Run r = run_trident({"simulate", "scenarios/tiny.yaml", "--trace", trace.string(),
-                             "--timeline", svg.string()},
-                            dir.path);
+  const Run r = run_trident(
+      {"simulate", "scenarios/tiny.yaml", "--trace", trace.string(), "--timeline", svg.string()},
+      dir.path);
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   CHECK(r.err.find("name the same file") != std::string::npos);
   CHECK(dir.entries().size() == 1);  // the link only
   fs::create_directory(dir.path / "real");
   fs::create_directory_symlink("real", dir.path / "alias");
-  const Run through_dir = run_trident(
-      {"simulate", "scenarios/tiny.yaml", "--trace", (dir.path / "real/x").string(), "--timeline",
-       (dir.path / "alias/x").string()},
-      dir.path);
+  const Run through_dir =
+      run_trident({"simulate", "scenarios/tiny.yaml", "--trace", (dir.path / "real/x").string(),
+                   "--timeline", (dir.path / "alias/x").string()},
+                  dir.path);
   CHECK(through_dir.code == 2);
   CHECK(through_dir.err.find("name the same file") != std::string::npos);
 }

@@ -161,8 +161,7 @@ TEST_CASE("sweep: --resume with other inputs is refused, naming what changed",
   const std::string scenario = dir + "/s.manifest";
   fs::copy_file(std::string(TRIDENT_SOURCE_DIR) + "/scenarios/tiny.yaml", scenario);
   const std::string scenario_text = read_file(scenario);
-  const std::vector<std::string> sweep = {"sweep", scenario, "--vary",
-                                          "plan.num_microbatches=4,8"};
+  const std::vector<std::string> sweep = {"sweep", scenario, "--vary", "plan.num_microbatches=4,8"};
   CliResult r = run_trident(with(sweep, {"--out", dir + "/s"}));
   CHECK(r.code == 2);
   CHECK(r.err.find("names an input") != std::string::npos);
@@ -190,13 +189,11 @@ TEST_CASE("sweep: --resume with other inputs is refused, naming what changed",
   REQUIRE(run_trident(with(sweep, {"--out", dir + "/run.csv"})).code == 0);
   REQUIRE(run_trident(with(sweep, {"--out", dir + "/run.csv"})).code == 0);
   CHECK(run_trident(with(sweep, {"--out", dir + "/run.csv", "--resume"})).code == 0);
-  CHECK(read_file(dir + "/run.csv.manifest").find("trident_sweep_manifest") !=
-        std::string::npos);
+  CHECK(read_file(dir + "/run.csv.manifest").find("trident_sweep_manifest") != std::string::npos);
   fs::remove_all(dir);
 }
 
-TEST_CASE("a sweep whose every point failed exits 1; one with a report exits 0",
-          "[sweep][cli]") {
+TEST_CASE("a sweep whose every point failed exits 1; one with a report exits 0", "[sweep][cli]") {
   CliResult r = run_trident(
       {"sweep", "scenarios/tiny.yaml", "--vary", "plan.tensor_parallel=3,5", "--jobs", "2"});
   CHECK(r.code == 1);

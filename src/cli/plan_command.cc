@@ -3,7 +3,6 @@
 // step lower bound (src/search/plan_bound.h) and simulating in that order, each candidate in
 // a child forked from this process, until no remaining bound can beat the top K.
 #include <fmt/format.h>
-
 #include <signal.h>
 
 #include <boost/program_options.hpp>
@@ -53,8 +52,7 @@ class InterruptGuard {
       act.sa_handler = note_interrupt;
       sigemptyset(&act.sa_mask);
       installed_[i] = ::sigaction(kSignals[i], nullptr, &old_[i]) == 0 &&
-                      old_[i].sa_handler == SIG_DFL &&
-                      ::sigaction(kSignals[i], &act, nullptr) == 0;
+                      old_[i].sa_handler == SIG_DFL && ::sigaction(kSignals[i], &act, nullptr) == 0;
     }
   }
   ~InterruptGuard() {
@@ -71,7 +69,7 @@ class InterruptGuard {
 
  private:
   static constexpr int kSignals[2] = {SIGINT, SIGTERM};
-  struct sigaction old_[2] {};
+  struct sigaction old_[2]{};
   bool installed_[2] = {false, false};
 };
 
@@ -179,8 +177,7 @@ int run_plan_command(const std::vector<std::string>& args) {
       "max-work", po::value(&max_work),
       "build at most N layer workloads (candidates x model layers) to bound the candidates; a "
       "space needing more is refused before any is built (default 1e8, some minutes of one "
-      "CPU; 0: no limit)")(
-      "format", po::value(&format), "table (default), json or csv")(
+      "CPU; 0: no limit)")("format", po::value(&format), "table (default), json or csv")(
       "explain", "also show how many candidates each rule pruned and how many were simulated")(
       "wide",
       "also search tp_comm_overlap, overlap_param_gather and the sharding strategies "

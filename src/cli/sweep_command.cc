@@ -77,7 +77,9 @@ int run_sweep_command(const std::vector<std::string>& args) {
       "out,o", po::value(&out_path),
       "write the CSV to FILE (default stdout); rows are appended and synced one by one. "
       "FILE is locked while the sweep runs (a second sweep on it refuses) and FILE.manifest "
-      "beside it records the point count, the shard and a fingerprint of the inputs")(
+      "beside it records the point count, the shard and a fingerprint of the inputs "
+      "(refused, as FILE is, when it is an input, a symbolic link or a file that is not a "
+      "sweep manifest)")(
       "resume",
       "keep the rows already in --out and run only the missing points (and the interrupted "
       "ones); a sweep killed at any moment and resumed gives the same file as one "

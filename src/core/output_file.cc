@@ -118,7 +118,8 @@ std::string output_target(const std::string& path) {
 bool same_output_file(const std::string& a, const std::string& b) {
   const std::string ta = output_target(a), tb = output_target(b);
   if (written_in_place(ta) || written_in_place(tb)) return false;
-  struct stat sa {}, sb{};
+  struct stat sa {
+  }, sb{};
   if (::stat(ta.c_str(), &sa) == 0 && ::stat(tb.c_str(), &sb) == 0) {
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
   }

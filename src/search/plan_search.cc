@@ -175,11 +175,12 @@ SpaceSummary bound_space(const Scenario& base, const SearchContext& context,
   if (context.max_bound_work > 0 && work > context.max_bound_work) {
     throw ConfigError(
         SourceLocation{"--max-work", 0, 0, ""},
-        fmt::format("bounding this plan space would build {} candidates x {} layers = {:.3g} "
-                    "layer workloads, more than the limit of {:.3g} (10^8 is some minutes of one CPU); "
-                    "narrow it with --fix or --vary (e.g. --fix plan.pipeline_parallel=P) or "
-                    "raise --max-work (0: no limit)",
-                    order.size(), base.model.num_layers, work, context.max_bound_work));
+        fmt::format(
+            "bounding this plan space would build {} candidates x {} layers = {:.3g} "
+            "layer workloads, more than the limit of {:.3g} (10^8 is some minutes of one CPU); "
+            "narrow it with --fix or --vary (e.g. --fix plan.pipeline_parallel=P) or "
+            "raise --max-work (0: no limit)",
+            order.size(), base.model.num_layers, work, context.max_bound_work));
   }
   // Workers take contiguous blocks (families stay together within a recompute rank).
   const int workers = std::max(1, std::min<int>(jobs, static_cast<int>(order.size() / 256) + 1));
@@ -210,9 +211,9 @@ SpaceSummary bound_space(const Scenario& base, const SearchContext& context,
     in >> word >> pruned >> short_bytes >> short_index;
     out.pruned_by_memory += pruned;
     // Ties go to the first in enumeration order, whatever the blocks: --jobs changes nothing.
-    if (short_index >= 0 && (short_bytes < out.least_memory_short_bytes ||
-                             (short_bytes == out.least_memory_short_bytes &&
-                              short_index < least_short_index))) {
+    if (short_index >= 0 &&
+        (short_bytes < out.least_memory_short_bytes ||
+         (short_bytes == out.least_memory_short_bytes && short_index < least_short_index))) {
       out.least_memory_short_bytes = short_bytes;
       least_short_index = short_index;
     }
@@ -247,9 +248,9 @@ std::string no_fit_reason(const SpaceSummary& summary) {
         rule = name;
       }
     }
-    return rule.empty() ? "the space is empty"
-                        : fmt::format("no candidate passes the rules (most pruned: {}, {} times)",
-                                      rule, most);
+    return rule.empty()
+               ? "the space is empty"
+               : fmt::format("no candidate passes the rules; \"{}\" pruned most ({})", rule, most);
   }
   if (summary.pruned_by_memory > 0) {
     if (std::isfinite(summary.least_memory_short_bytes)) {

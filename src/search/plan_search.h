@@ -34,7 +34,7 @@ struct SpaceSummary {
 };
 
 // Returns the rule that binds when no candidate fits (call it only then), in a few words:
-// "no candidate passes the rules (most pruned: RULE, N times)", "memory: none of N candidates
+// "no candidate passes the rules; \"RULE\" pruned most (N)", "memory: none of N candidates
 // fits ...; the closest, LABEL, lacks X GiB", or "" when neither applies.
 std::string no_fit_reason(const SpaceSummary& summary);
 

@@ -79,8 +79,8 @@ struct Enumerator {
   [[noreturn]] void too_many(long long count, const char* what) const {
     throw ConfigError(
         SourceLocation{"--max-candidates", 0, 0, ""},
-        "the plan space has more than " + std::to_string(count - 1) + " " + what +
-            " (limit " + std::to_string(context.max_candidates) + ", at " +
+        "the plan space has more than " + std::to_string(count - 1) + " " + what + " (limit " +
+            std::to_string(context.max_candidates) + ", at " +
             std::to_string(context.model->num_layers) + " layers on " +
             std::to_string(context.gpus) +
             " GPUs); narrow it with --fix or --vary (e.g. --fix plan.pipeline_parallel=P, "
