@@ -152,7 +152,7 @@ TEST_CASE("trident plan refuses bad command lines with exit status 2") {
   // Each limit blames the option that gave it (issue 30: --fix was blamed on --vary).
   refused({"scenarios/tiny.yaml", "--fix", "plan.foo=3"}, "--fix: plan.foo: is not a searched");
   refused({"scenarios/tiny.yaml", "--fix", "plan.schedule=zigzag"}, "--fix: plan.schedule");
-  refused({"scenarios/tiny.yaml", "--vary", "plan.foo=3"}, "--vary: plan.foo");
+  refused({"scenarios/tiny.yaml", "--vary", "plan.foo=3"}, "--vary plan.foo=3");
   refused({"scenarios/tiny.yaml", "--fix", "plan.distributed_optimizer=maybe"},
           "--fix: plan.distributed_optimizer");
   refused({"scenarios/tiny.yaml", "--vary", "plan.schedule=zigzag"}, "zigzag");

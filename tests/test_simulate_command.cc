@@ -239,7 +239,7 @@ TEST_CASE("a bad output path fails before simulating, and bad input writes nothi
   CHECK(dir.entries().empty());
 }
 
-TEST_CASE("--trace and --timeline naming one file through a link are refused before simulating",
+TEST_CASE("simulate: --trace and --timeline naming one file through a link are refused",
           "[cli][trace]") {
   TempDir dir("link");
   const fs::path trace = dir.path / "step.json", svg = dir.path / "step.svg";

@@ -157,6 +157,166 @@ TEST_CASE("sweep: --resume with other inputs is refused, naming what changed",
           "[sweep][cli][resume]") {
   const std::string dir = scratch("fingerprint");
   const std::string out = dir + "/f.csv";
+  const std::string scenario = dir + "/s.yaml";
+  std::string text = read_file(std::string(TRIDENT_SOURCE_DIR) + "/scenarios/tiny.yaml");
+  const std::string rel = "../configs/";
+  // Library names need no rewriting; relative paths are made absolute for the copy.
+  if (text.find(rel) != std::string::npos) {
+    text.replace(text.find(rel), rel.size(), std::string(TRIDENT_SOURCE_DIR) + "/configs/");
+  }
+  std::ofstream(scenario, std::ios::binary) << text;
+  const std::vector<std::string> sweep = {"sweep", scenario, "--vary", "plan.num_microbatches=2,4",
+                                          "--out", out};
+  REQUIRE(run_trident(sweep).code == 0);
+  const std::string written = read_file(out);
+  CHECK(fs::exists(out + ".manifest"));
+  // Drop the last row, as a killed sweep would leave it.
+  std::ofstream(out, std::ios::binary)
+      << written.substr(0, written.rfind('\n', written.size() - 2) + 1);
+  const std::string partial = read_file(out);
+
+  CliResult r = run_trident(with(sweep, {"--resume", "--set", "plan.micro_batch_size=2"}));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--set was (none), now plan.micro_batch_size=2") != std::string::npos);
+  std::ofstream(scenario, std::ios::app) << "# edited\n";
+  r = run_trident(with(sweep, {"--resume"}));
+  CHECK(r.code == 2);
+  CHECK(r.err.find(fs::path(scenario).lexically_normal().string() + " changed") !=
+        std::string::npos);
+  CHECK(count_lines(r.err) == 1);
+  CHECK(read_file(out) == partial);  // refused before anything was written
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a second sweep on a locked --out refuses", "[sweep][cli][lock]") {
+  const std::string dir = scratch("lock");
+  const std::string out = dir + "/l.csv";
+  std::ofstream(out) << "";
+  const int fd = ::open(out.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);  // as a running sweep holds it
+  const CliResult r = run_trident(with(kSweep, {"--out", out}));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("another trident sweep is writing this file") != std::string::npos);
+  CHECK(read_file(out).empty());
+  ::close(fd);
+  CHECK(run_trident({"sweep", "scenarios/tiny.yaml", "--out", out}).code == 0);
+  // Two real sweeps at once: exactly one writes, the other refuses.
+  const pid_t a = spawn_trident(with(kSweep, {"--jobs", "1", "--out", out}));
+  // Once its header is in, the first holds the lock (it locks before it writes).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (read_file(out).find("plan.micro_batch_size") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const CliResult b = run_trident(with(kSweep, {"--jobs", "1", "--out", out}));
+  int status = 0;
+  REQUIRE(::waitpid(a, &status, 0) == a);
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(b.code == 2);
+  CHECK(read_file(out) == run_trident(kSweep).out);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("merge tells a complete shard from one that stopped between rows",
+          "[sweep][cli][shard][merge]") {
+  const std::string dir = scratch("merge");
+  std::vector<std::string> merge = {"merge"};
+  const std::vector<std::string> sweep = {"sweep", "scenarios/tiny.yaml", "--vary",
+                                          "plan.num_microbatches=1,2,4,...,64"};  // 7 points
+  for (int i = 0; i < 3; ++i) {
+    const std::string file = dir + "/shard" + std::to_string(i) + ".csv";
+    REQUIRE(run_trident(with(sweep, {"--shard", std::to_string(i) + "/3", "--out", file})).code ==
+            0);
+    merge.push_back(file);
+  }
+  REQUIRE(run_trident(merge).code == 0);
+  // Point 6, the last, is in shard 0: drop it, as a shard stopped between rows leaves it.
+  const std::string s0 = read_file(dir + "/shard0.csv");
+  std::ofstream(dir + "/shard0.csv", std::ios::binary)
+      << s0.substr(0, s0.rfind('\n', s0.size() - 2) + 1);
+  CliResult r = run_trident(merge);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("1 of the sweep's 7 points missing") != std::string::npos);
+  CHECK(r.out.empty());
+  r = run_trident({"merge", dir + "/shard1.csv", dir + "/shard2.csv"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("shard 0/3 of the sweep is not among the files") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("merge names directories, devices and a point twice in one file",
+          "[sweep][cli][merge][bad_inputs]") {
+  const std::string dir = scratch("merge_messages");
+  const std::string one = dir + "/one.csv";
+  REQUIRE(run_trident({"sweep", "scenarios/tiny.yaml", "--out", one}).code == 0);
+  const std::string text = read_file(one);
+  const std::string first_row =
+      text.substr(text.find('\n') + 1, text.find('\n', text.find('\n') + 1) - text.find('\n'));
+  std::ofstream(dir + "/twice.csv", std::ios::binary) << text << first_row;
+  struct Case {
+    std::vector<std::string> args;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      {{"merge", "/dev/zero"}, "not a regular file"},
+      {{"merge", dir}, "is a directory"},
+      {{"merge", dir + "/none.csv"}, "no such file"},
+      {{"merge", dir + "/twice.csv"}, "appears twice in this file"},
+  };
+  for (const Case& c : cases) {
+    const CliResult r = run_trident(c.args);
+    INFO(c.args.back() << " -> " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(c.fragment) != std::string::npos);
+    CHECK(count_lines(r.err) == 1);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("point counts and --jobs are bounded before anything runs", "[sweep][cli][limits]") {
+  const std::string huge = "=1,2,4,...,1073741824";  // 31 values
+  CliResult r = run_trident(
+      {"sweep", "scenarios/tiny.yaml", "--vary", "plan.tensor_parallel" + huge, "--vary",
+       "plan.pipeline_parallel" + huge, "--vary", "plan.data_parallel" + huge, "--vary",
+       "plan.micro_batch_size" + huge, "--vary", "plan.num_microbatches" + huge});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("limit of 100000 points") != std::string::npos);
+  CHECK(r.out.empty());
+  // Far more jobs than the open-file limit allows: capped, with a note, and every row comes.
+  const std::string cmd = "cd '" + std::string(TRIDENT_SOURCE_DIR) + "' && ulimit -n 64 && '" +
+                          TRIDENT_BINARY +
+                          "' sweep scenarios/tiny.yaml --jobs 600 2>&1 >/dev/null | grep -q "
+                          "'capped at'";
+  CHECK(std::system(cmd.c_str()) == 0);
+  r = run_trident({"sweep", "scenarios/tiny.yaml", "--jobs", "600"});
+  CHECK(r.code == 0);
+  CHECK(count_lines(r.out) == 5);
+}
+
+TEST_CASE("NVLink islands smaller than a node simulate in a sweep, never abort",
+          "[sweep][cli][islands]") {
+  // Issue 13 item 1: island_size=4 on 8-GPU nodes aborted inside SimGrid ("Link 'nic0_0_up'
+  // declared several times"); tiny-2node has 4 GPUs per node.
+  const CliResult r =
+      run_trident({"sweep", "scenarios/tiny.yaml", "--vary", "cluster.nvlink.island_size=4,2,1",
+                   "--vary", "plan.num_microbatches=4"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(count_lines(r.out) == 4);
+  CHECK(r.out.find("error") == std::string::npos);
+  CHECK(r.err.empty());
+  const CliResult one =
+      run_trident({"simulate", "scenarios/tiny.yaml", "--set", "cluster.nvlink.island_size=2",
+                   "--fidelity", "full", "--format", "json"});
+  CHECK(one.code == 0);
+}
+
+TEST_CASE("FILE.manifest is checked as --out is, never over an input, an unrelated file or a link",
+          "[sweep][cli][manifest]") {
+  // Issue 30: the manifest beside --out overwrote the scenario, an unrelated file, or the file
+  // a symlink there named.
+  const std::string dir = scratch("manifest");
   // The scenario is named like a manifest: --out s is not the scenario, but s.manifest is.
   const std::string scenario = dir + "/s.manifest";
   fs::copy_file(std::string(TRIDENT_SOURCE_DIR) + "/scenarios/tiny.yaml", scenario);
@@ -193,7 +353,7 @@ TEST_CASE("sweep: --resume with other inputs is refused, naming what changed",
   fs::remove_all(dir);
 }
 
-TEST_CASE("a sweep whose every point failed exits 1; one with a report exits 0", "[sweep][cli]") {
+TEST_CASE("a sweep whose every point failed exits 1, one with a report exits 0", "[sweep][cli]") {
   CliResult r = run_trident(
       {"sweep", "scenarios/tiny.yaml", "--vary", "plan.tensor_parallel=3,5", "--jobs", "2"});
   CHECK(r.code == 1);
