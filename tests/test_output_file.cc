@@ -138,6 +138,9 @@ int interrupted_writer(const std::string& path, int sig) {
   REQUIRE(pid >= 0);
   if (pid == 0) {
     ::close(ready[0]);
+    // As in trident: the default actions (the test framework catches these signals).
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
     trident::AtomicOutputFile out(path);
     out.write(std::string(2 << 20, 'x'));
     (void)!::write(ready[1], "r", 1);

@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -54,29 +53,29 @@ void remove_temporaries_and_reraise(int sig) {
   ::raise(sig);
 }
 
+// Installs the handler for each of SIGINT, SIGTERM and SIGHUP whose action is the default,
+// and ignores SIGXFSZ where default; checked at every temporary, since the program (or a
+// forked child) may have changed an action since the last one.
 void install_signal_handlers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-      struct sigaction old {};
-      // Only a default action is replaced: an ignored signal (nohup) or a handler of the
-      // embedding program (Python's SIGINT) stays.
-      if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL ||
-          (old.sa_flags & SA_SIGINFO)) {
-        continue;
-      }
-      struct sigaction act {};
-      act.sa_handler = remove_temporaries_and_reraise;
-      sigemptyset(&act.sa_mask);
-      act.sa_flags = SA_RESETHAND | SA_NODEFER;
-      ::sigaction(sig, &act, nullptr);
-    }
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction old {};
-    if (::sigaction(SIGXFSZ, nullptr, &old) == 0 && old.sa_handler == SIG_DFL &&
-        !(old.sa_flags & SA_SIGINFO)) {
-      ::signal(SIGXFSZ, SIG_IGN);
+    // Only a default action is replaced: an ignored signal (nohup) or a handler of the
+    // embedding program (Python's SIGINT) stays.
+    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL ||
+        (old.sa_flags & SA_SIGINFO)) {
+      continue;
     }
-  });
+    struct sigaction act {};
+    act.sa_handler = remove_temporaries_and_reraise;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_RESETHAND | SA_NODEFER;
+    ::sigaction(sig, &act, nullptr);
+  }
+  struct sigaction old {};
+  if (::sigaction(SIGXFSZ, nullptr, &old) == 0 && old.sa_handler == SIG_DFL &&
+      !(old.sa_flags & SA_SIGINFO)) {
+    ::signal(SIGXFSZ, SIG_IGN);
+  }
 }
 
 // Returns the slot now holding `path` (-1 when all are taken: then a signal leaves it).
