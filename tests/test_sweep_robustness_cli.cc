@@ -362,5 +362,7 @@ TEST_CASE("a sweep whose every point failed exits 1, one with a report exits 0",
   r = run_trident(
       {"sweep", "scenarios/tiny.yaml", "--vary", "plan.tensor_parallel=3,2", "--jobs", "2"});
   CHECK(r.code == 0);
-  CHECK(run_trident({"sweep", "--help"}).out.find("1 when every point") != std::string::npos);
+  CHECK(
+      run_trident({"sweep", "--help"}).out.find("1 when every point this run simulated\nfailed") !=
+      std::string::npos);
 }

@@ -40,9 +40,9 @@ const char* kSweepHelp =
     "killer, SIGTERM) or by --point-timeout -- gets the status \"error: interrupted: WHY\", and\n"
     "--resume runs it again; a point that fails on its input keeps its row.\n"
     "A sweep has at most 100000 points (counted before any runs).\n"
-    "Exit status 0 when every point has its row and at least one point ran (\"ok\" or \"does\n"
-    "not fit\"); 1 when every point this run simulated failed (each row says why: nothing\n"
-    "to compare); 2 on bad options or scenario.\n"
+    "Exit status 0 when every point has its row; 1 when every point this run simulated\n"
+    "failed on its input (each row says why: nothing to compare; interrupted points, which\n"
+    "--resume reruns, do not count); 2 on bad options or scenario.\n"
     "\n"
     "options";
 
@@ -170,7 +170,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
     commands.push_back(std::move(argv));
   }
 
-  size_t failed = 0, not_fitting = 0;
+  size_t failed = 0, not_fitting = 0, interrupted = 0;
   ProgressLine progress("sweep", commands.size());
   run_children(
       commands, jobs,
@@ -178,6 +178,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
         const SweepPoint& point = planned[to_run[i]];
         std::string report_row, status;
         if (!result.ok()) {
+          if (result.interrupted()) ++interrupted;
           status =
               std::string(result.interrupted() ? kInterruptedStatus : "error: ") + result.failure();
         } else if ((report_row = report_row_of(result.out, report_header)).empty()) {
@@ -204,7 +205,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
               << " not fit in memory (see the status column)\n";
   }
   // Rows that all say "error" are no result, whatever was written.
-  if (!commands.empty() && failed == commands.size()) {
+  if (!commands.empty() && failed == commands.size() && interrupted == 0) {
     std::cerr << "trident sweep: every point failed\n";
     return 1;
   }

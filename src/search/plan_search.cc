@@ -149,7 +149,10 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
     out += fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}\n", i, margin, b.total_s,
                        b.compute_s, b.pipeline_s, b.dp_s);
   }
-  return fmt::format("pruned {} {:.17g} {}\n", pruned, least_short, least_short_index) + out;
+  return fmt::format("pruned {} {:.17g} {}\n", pruned,
+                     least_short_index >= 0 ? least_short : 0.0,  // finite: read back by >>
+                     least_short_index) +
+         out;
 }
 
 }  // namespace
