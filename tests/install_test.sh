@@ -41,6 +41,18 @@ plan:
 YAML
 "$prefix/bin/trident" simulate mine.yaml --set cluster.nodes=2 --format json > mine.json
 grep -q '"cluster": "hgx-b200"' mine.json || fail "simulate a scenario naming its cluster"
+# The installed program searches its prefix's library (and TRIDENT_PATH), never the source
+# tree it was built from, which may change or go away: the directories an unknown name's
+# message lists, and `trident --version`.
+src=$(cd "$(dirname "$0")/.." && pwd -P)
+set +e
+missing=$(env -u TRIDENT_PATH "$prefix/bin/trident" simulate no-such-scenario-anywhere 2>&1)
+code=$?
+set -e
+[ "$code" = 2 ] || fail "an unknown name exits $code, not 2"
+echo "$missing" | grep -q "searched .*$prefix/share/trident" || fail "no prefix in: $missing"
+case "$missing" in *"$src"*) fail "the installed trident searches the source tree: $missing" ;; esac
+"$prefix/bin/trident" --version | grep -q '^trident [0-9]' || fail "trident --version"
 # A shipped cluster copied here keeps working (its gpu: is a name).
 cp "$prefix/share/trident/configs/clusters/dgx-h100.yaml" copied.yaml
 "$prefix/bin/trident" validate copied.yaml >/dev/null || fail "a copied cluster file"

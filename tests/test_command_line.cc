@@ -46,3 +46,35 @@ TEST_CASE("bad command lines exit 2 with one message", "[cli][bad_inputs]") {
   CHECK(run_trident({"simulate", "--help"}).code == 0);
   CHECK(run_trident({"--help"}).code == 0);
 }
+
+TEST_CASE("a positional name longer than a file name can be exits 2 saying so",
+          "[cli][bad_inputs]") {
+  const std::string name(300, 'a');
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"simulate", name},
+                                               {"validate", name},
+                                               {"sweep", name},
+                                               {"plan", name},
+                                               {"simulate", "configs/" + name + "/x.yaml"}}) {
+    const Result r = run_trident(args);
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("300 bytes, longer than the 255") != std::string::npos);
+    CHECK(r.err.find("File name too long") == std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  // 255 bytes is a name: not found, as any other.
+  const Result ok_length = run_trident({"simulate", std::string(255, 'a') + "/x.yaml"});
+  CHECK(ok_length.code == 2);
+  CHECK(ok_length.err.find("longer than") == std::string::npos);
+}
+
+TEST_CASE("trident --version prints the version and exits 0", "[cli]") {
+  for (const char* flag : {"--version", "version"}) {
+    const Result r = run_trident({flag});
+    CHECK(r.code == 0);
+    CHECK(r.out.rfind("trident 0.", 0) == 0);
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  }
+  CHECK(run_trident({"--help"}).out.find("--version") != std::string::npos);
+}

@@ -1,8 +1,16 @@
 // End-to-end tests of `trident plan`: the found plan fits and is at least as fast as the
 // scenario's published plan, outputs are the same whatever --jobs, every ranked plan runs
 // under `trident simulate --set` with the step it was ranked by, shards cover the space, and
-// bad command lines exit 2 with the key named.
+// bad command lines exit 2 with the key named. Issue 30: --fix errors blame --fix, an absurd
+// space is refused before it is built, "no plan fits" names its rule, and an interrupted
+// search prints what finished.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -141,6 +149,12 @@ TEST_CASE("trident plan refuses bad command lines with exit status 2") {
     CHECK(r.err.find(needle) != std::string::npos);
   };
   refused({"scenarios/tiny.yaml", "--fix", "plan.tensor=2"}, "plan.tensor");
+  // Each limit blames the option that gave it (issue 30: --fix was blamed on --vary).
+  refused({"scenarios/tiny.yaml", "--fix", "plan.foo=3"}, "--fix: plan.foo: is not a searched");
+  refused({"scenarios/tiny.yaml", "--fix", "plan.schedule=zigzag"}, "--fix: plan.schedule");
+  refused({"scenarios/tiny.yaml", "--vary", "plan.foo=3"}, "--vary plan.foo=3");
+  refused({"scenarios/tiny.yaml", "--fix", "plan.distributed_optimizer=maybe"},
+          "--fix: plan.distributed_optimizer");
   refused({"scenarios/tiny.yaml", "--vary", "plan.schedule=zigzag"}, "zigzag");
   refused({"--cluster", "tiny-2node", "--model", "gpt-1.7b"}, "--global-batch");
   refused({"--cluster", "tiny-2node", "--model", "gpt-1.7b", "--global-batch", "8", "--gpus", "4"},
@@ -149,4 +163,66 @@ TEST_CASE("trident plan refuses bad command lines with exit status 2") {
           "no-such-cluster");
   refused({"scenarios/tiny.yaml", "--max-simulations", "0"}, "--max-simulations");
   refused({"scenarios/tiny.yaml", "--max-simulations", "5", "--shard", "0/2"}, "--shard");
+}
+
+TEST_CASE("trident plan refuses an absurd space before building it, naming the limit") {
+  // Issue 30: 720-GPU islands and 5,040 layers took minutes and GiBs before saying nothing fits.
+  const CliResult absurd =
+      run_trident({"plan", "--cluster", "gb200-nvl72", "--model", "llama3-8b", "--nodes", "180",
+                   "--seq", "4096", "--global-batch", "1440", "--set",
+                   "cluster.nvlink.island_size=720", "--set", "model.num_layers=5040"});
+  CAPTURE(absurd.err);
+  CHECK(absurd.code == 2);
+  CHECK(absurd.out.empty());
+  CHECK(absurd.err.find("--max-work") != std::string::npos);
+  CHECK(absurd.err.find("x 5040 layers") != std::string::npos);
+  CHECK(absurd.err.find("raise --max-work") != std::string::npos);
+  const CliResult many = run_trident({"plan", "scenarios/tiny.yaml", "--max-candidates", "5"});
+  CHECK(many.code == 2);
+  CHECK(many.err.find("more than 5 candidates") != std::string::npos);
+  CHECK(many.err.find("raise --max-candidates") != std::string::npos);
+  // 0 lifts a limit.
+  CHECK(run_trident({"plan", "scenarios/tiny.yaml", "--max-candidates", "0", "--max-work", "0",
+                     "--top", "1"})
+            .code == 0);
+}
+
+TEST_CASE("trident plan says which rule binds when no plan fits, without --explain") {
+  const CliResult memory = run_trident({"plan", "--cluster", "tiny-2node", "--model", "llama3-405b",
+                                        "--global-batch", "8", "--seq", "4096"});
+  CAPTURE(memory.err);
+  CHECK(memory.code == 0);
+  CHECK(memory.out.find("(no plan fits: memory: none of ") != std::string::npos);
+  CHECK(memory.out.find("GiB)") != std::string::npos);
+  CHECK(memory.out.find(" lacks ") != std::string::npos);
+  const CliResult json = run_trident({"plan", "--cluster", "tiny-2node", "--model", "llama3-405b",
+                                      "--global-batch", "8", "--seq", "4096", "--format", "json"});
+  CHECK(json.err.find("no plan fits: memory:") != std::string::npos);
+  const CliResult rules =
+      run_trident({"plan", "scenarios/tiny.yaml", "--fix", "plan.tensor_parallel=3"});
+  CAPTURE(rules.out);
+  CHECK(rules.code == 0);
+  CHECK(rules.out.find("(no plan fits: no candidate passes the rules; \"plan.tensor_parallel: "
+                       "t divides the GPUs\" pruned most (") != std::string::npos);
+}
+
+TEST_CASE("trident plan ended by SIGTERM while simulating prints the candidates finished") {
+  // A search of minutes (--top 1000 simulates most of the space, one at a time).
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const std::string out = dir + "/trident_plan_term_" + std::to_string(::getpid()) + ".out";
+  const std::string cmd = "cd " + shell_quote(TRIDENT_SOURCE_DIR) + " && (" +
+                          shell_quote(TRIDENT_BINARY) +
+                          " plan --cluster dgx-h100 --model llama3-8b --nodes 1 --seq 4096 "
+                          "--global-batch 64 --jobs 1 --top 1000 >" +
+                          shell_quote(out) +
+                          " 2>/dev/null & pid=$!; sleep 4; kill -TERM $pid; wait $pid; "
+                          "exit $?)";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+  const std::string text = read_file(out);
+  CAPTURE(text);
+  CHECK(text.find("not proven: interrupted (signal 15) after ") != std::string::npos);
+  CHECK(text.find("      1  t=") != std::string::npos);  // at least one finished candidate
+  std::filesystem::remove(out);
 }

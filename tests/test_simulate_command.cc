@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -236,6 +237,45 @@ TEST_CASE("a bad output path fails before simulating, and bad input writes nothi
       dir.path);
   CHECK(bad.code == 2);
   CHECK(dir.entries().empty());
+}
+
+TEST_CASE("simulate: --trace and --timeline naming one file through a link are refused",
+          "[cli][trace]") {
+  TempDir dir("link");
+  const fs::path trace = dir.path / "step.json", svg = dir.path / "step.svg";
+  fs::create_symlink("step.svg", trace);  // dangling: both outputs would write step.svg
+  const Run r = run_trident(
+      {"simulate", "scenarios/tiny.yaml", "--trace", trace.string(), "--timeline", svg.string()},
+      dir.path);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("name the same file") != std::string::npos);
+  CHECK(dir.entries().size() == 1);  // the link only
+  fs::create_directory(dir.path / "real");
+  fs::create_directory_symlink("real", dir.path / "alias");
+  const Run through_dir =
+      run_trident({"simulate", "scenarios/tiny.yaml", "--trace", (dir.path / "real/x").string(),
+                   "--timeline", (dir.path / "alias/x").string()},
+                  dir.path);
+  CHECK(through_dir.code == 2);
+  CHECK(through_dir.err.find("name the same file") != std::string::npos);
+}
+
+TEST_CASE("a trace cut by a file-size limit (SIGXFSZ) fails with exit 1 and leaves no file",
+          "[cli][trace][signals]") {
+  TempDir dir("fsize");
+  const fs::path trace = dir.path / "step.json";
+  // ulimit -f counts 1024-byte blocks: 8 KiB, far below tiny's trace.
+  const std::string cmd = "cd " + trident::testing::shell_quote(TRIDENT_SOURCE_DIR) +
+                          " && ulimit -f 8 && " + trident::testing::shell_quote(TRIDENT_BINARY) +
+                          " simulate scenarios/tiny.yaml --trace " +
+                          trident::testing::shell_quote(trace.string()) + " >/dev/null 2>" +
+                          trident::testing::shell_quote((dir.path / "err").string());
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(slurp(dir.path / "err").find("File too large") != std::string::npos);
+  CHECK(dir.entries() == std::vector<std::string>{"err"});  // no step.json, no .trident-*
 }
 
 TEST_CASE("the report says how much of the cluster it used, and its memory margin",

@@ -311,3 +311,58 @@ TEST_CASE("NVLink islands smaller than a node simulate in a sweep, never abort",
                    "--fidelity", "full", "--format", "json"});
   CHECK(one.code == 0);
 }
+
+TEST_CASE("FILE.manifest is checked as --out is, never over an input, an unrelated file or a link",
+          "[sweep][cli][manifest]") {
+  // Issue 30: the manifest beside --out overwrote the scenario, an unrelated file, or the file
+  // a symlink there named.
+  const std::string dir = scratch("manifest");
+  // The scenario is named like a manifest: --out s is not the scenario, but s.manifest is.
+  const std::string scenario = dir + "/s.manifest";
+  fs::copy_file(std::string(TRIDENT_SOURCE_DIR) + "/scenarios/tiny.yaml", scenario);
+  const std::string scenario_text = read_file(scenario);
+  const std::vector<std::string> sweep = {"sweep", scenario, "--vary", "plan.num_microbatches=4,8"};
+  CliResult r = run_trident(with(sweep, {"--out", dir + "/s"}));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("names an input") != std::string::npos);
+  CHECK(read_file(scenario) == scenario_text);
+  CHECK(!fs::exists(dir + "/s"));
+
+  // An unrelated file where the manifest goes is not overwritten.
+  std::ofstream(dir + "/notes.csv.manifest") << "my notes\n";
+  r = run_trident(with(sweep, {"--out", dir + "/notes.csv"}));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("not a trident sweep manifest") != std::string::npos);
+  CHECK(read_file(dir + "/notes.csv.manifest") == "my notes\n");
+  CHECK(!fs::exists(dir + "/notes.csv"));
+
+  // Nor a file a symlink there points to.
+  std::ofstream(dir + "/victim.txt") << "keep\n";
+  fs::create_symlink("victim.txt", dir + "/run.csv.manifest");
+  r = run_trident(with(sweep, {"--out", dir + "/run.csv"}));
+  CHECK(r.code == 2);
+  CHECK(r.err.find("symbolic link") != std::string::npos);
+  CHECK(read_file(dir + "/victim.txt") == "keep\n");
+
+  // A manifest written by a sweep is replaced by the next sweep, and --resume reads it.
+  fs::remove(dir + "/run.csv.manifest");
+  REQUIRE(run_trident(with(sweep, {"--out", dir + "/run.csv"})).code == 0);
+  REQUIRE(run_trident(with(sweep, {"--out", dir + "/run.csv"})).code == 0);
+  CHECK(run_trident(with(sweep, {"--out", dir + "/run.csv", "--resume"})).code == 0);
+  CHECK(read_file(dir + "/run.csv.manifest").find("trident_sweep_manifest") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a sweep whose every point failed exits 1, one with a report exits 0", "[sweep][cli]") {
+  CliResult r = run_trident(
+      {"sweep", "scenarios/tiny.yaml", "--vary", "plan.tensor_parallel=3,5", "--jobs", "2"});
+  CHECK(r.code == 1);
+  CHECK(count_lines(r.out) == 9);  // the header and 4 x 2 rows (tiny sweeps 4 micro-batch counts)
+  CHECK(r.err.find("every point failed") != std::string::npos);
+  r = run_trident(
+      {"sweep", "scenarios/tiny.yaml", "--vary", "plan.tensor_parallel=3,2", "--jobs", "2"});
+  CHECK(r.code == 0);
+  CHECK(
+      run_trident({"sweep", "--help"}).out.find("1 when every point this run simulated\nfailed") !=
+      std::string::npos);
+}

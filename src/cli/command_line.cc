@@ -28,6 +28,14 @@ bool parse_command_line(const std::vector<std::string>& args, const po::options_
   }
   po::notify(*vm);
   if (positional->empty() && !missing.empty()) throw po::error(missing);
+  // A name no file can have: said plainly here, not as the system's "File name too long".
+  for (const std::string& p : *positional) {
+    const std::string problem = path_length_problem(p);
+    if (problem.empty()) continue;
+    SourceLocation where;
+    where.file = excerpt(p, 60);
+    throw ConfigError(where, "cannot be a file or library name: " + problem);
+  }
   return true;
 }
 

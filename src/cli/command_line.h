@@ -12,7 +12,8 @@ namespace trident {
 // `max_positional` of them (-1: any number), into *positional. Returns false when --help was
 // given, after printing `opts` to stdout. Throws boost::program_options::error on a bad option,
 // and with the message `missing` when no positional argument was given (unless `missing` is
-// empty: none required).
+// empty: none required). Throws ConfigError when a positional argument is longer than any
+// file name can be (core/input_files.h path_length_problem).
 bool parse_command_line(const std::vector<std::string>& args,
                         const boost::program_options::options_description& opts, int max_positional,
                         const std::string& missing, std::vector<std::string>* positional,

@@ -17,6 +17,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "config/diagnostics.h"
+#include "config/references.h"
 #include "config/scenario.h"
 #include "core/units.h"
 #include "workload/compute_model.h"
@@ -27,15 +28,17 @@ namespace fs = std::filesystem;
 namespace trident {
 namespace {
 
-// Directories searched for a shipped GPU name: $TRIDENT_CONFIG_DIR/gpus, ./configs/gpus, and
-// the source tree's configs/gpus.
+// Directories searched for a shipped GPU name: $TRIDENT_CONFIG_DIR/gpus, ./configs/gpus, the
+// library's gpus (config/references.h: TRIDENT_PATH, the installed library, and the source
+// tree's only for a program in its build tree).
 std::vector<fs::path> gpu_dirs() {
   std::vector<fs::path> dirs;
   if (const char* env = std::getenv("TRIDENT_CONFIG_DIR")) dirs.push_back(fs::path(env) / "gpus");
   dirs.push_back(fs::path("configs") / "gpus");
-#ifdef TRIDENT_CONFIG_DIR
-  dirs.push_back(fs::path(TRIDENT_CONFIG_DIR) / "gpus");
-#endif
+  for (const std::string& dir : library_directories()) {
+    dirs.push_back(fs::path(dir) / "gpus");
+    dirs.push_back(fs::path(dir) / "configs" / "gpus");
+  }
   return dirs;
 }
 

@@ -120,8 +120,9 @@ int run_list_command(const std::vector<std::string>& args) {
       "Lists the library: the files a scenario, --set, --vary or --cluster may name instead of\n"
       "giving a path (`cluster: dgx-h100`), one line each: name, what it is, size, file.\n"
       "Names are searched in each directory of TRIDENT_PATH (colon-separated), then the\n"
-      "installed library (<prefix>/share/trident), then the source tree's configs/ and\n"
-      "scenarios/; the first file of a name wins.\n\noptions");
+      "installed library (<prefix>/share/trident), then -- only for a trident still in its\n"
+      "build tree, never an installed one -- the source tree's configs/ and scenarios/; the\n"
+      "first file of a name wins.\n\noptions");
   opts.add_options()("help,h", "show this help");
   std::vector<std::string> positional;
   po::variables_map vm;

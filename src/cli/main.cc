@@ -29,7 +29,8 @@ const char* kUsage =
     "  kernel OP ...       time one GEMM, attention or memory-bound kernel on one GPU\n"
     "  collective ...      simulate a collective over a cluster's GPUs, printed like nccl-tests\n"
     "\n"
-    "Run `trident <command> --help` for the options of a command.\n"
+    "Run `trident <command> --help` for the options of a command; `trident --version` prints\n"
+    "the version.\n"
     "Exit codes: 0 success, 1 simulation failure, 2 bad input.\n";
 
 // Flushes standard output and returns whether everything written to it arrived (a full disk or
@@ -76,6 +77,10 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "--help" || command == "-h" || command == "help") {
     std::cout << kUsage;
+    return stdout_written() ? 0 : 1;
+  }
+  if (command == "--version" || command == "version") {
+    std::cout << "trident " << TRIDENT_VERSION << "\n";
     return stdout_written() ? 0 : 1;
   }
   std::vector<std::string> args(argv + 2, argv + argc);

@@ -3,6 +3,7 @@
 // step lower bound (src/search/plan_bound.h) and simulating in that order, each candidate in
 // a child forked from this process, until no remaining bound can beat the top K.
 #include <fmt/format.h>
+#include <signal.h>
 
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -32,6 +33,46 @@ namespace po = boost::program_options;
 namespace trident {
 namespace {
 
+// The search's default size limits: a few GiB of candidates, minutes of bounding.
+constexpr long long kDefaultMaxCandidates = 2000000;
+constexpr double kDefaultMaxWork = 1e8;
+
+// The signal that interrupted the simulations (0: none), set by InterruptGuard's handler.
+volatile sig_atomic_t g_interrupt_signal = 0;
+
+void note_interrupt(int sig) { g_interrupt_signal = sig; }
+
+// While alive, SIGINT and SIGTERM (where their action is the default) stop the search's
+// launches instead of the process, so that the candidates finished so far are printed.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    for (int i = 0; i < 2; ++i) {
+      struct sigaction act {};
+      act.sa_handler = note_interrupt;
+      sigemptyset(&act.sa_mask);
+      installed_[i] = ::sigaction(kSignals[i], nullptr, &old_[i]) == 0 &&
+                      old_[i].sa_handler == SIG_DFL && ::sigaction(kSignals[i], &act, nullptr) == 0;
+    }
+  }
+  ~InterruptGuard() {
+    for (int i = 0; i < 2; ++i) {
+      if (installed_[i]) ::sigaction(kSignals[i], &old_[i], nullptr);
+    }
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+  // In a forked child: the default actions back.
+  static void restore_defaults() {
+    for (int sig : kSignals) ::signal(sig, SIG_DFL);
+  }
+
+ private:
+  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
+  struct sigaction old_[2]{};
+  bool installed_[2] = {false, false};
+};
+
 const char* kPlanHelp =
     "usage: trident plan --cluster NAME --model NAME (--nodes N | --gpus N) --seq S\n"
     "                    --global-batch B [--precision P] [options]\n"
@@ -50,7 +91,13 @@ const char* kPlanHelp =
     "unsearched plan fields are used, its `search:` block pins (KEY: V) or limits (KEY: [V1,\n"
     "V2]) fields as --fix and --vary do, and its own plan is simulated for comparison (row\n"
     "`given`).\n"
-    "Exit status 0 when the search ran (even if no plan fits); 2 on bad options or input.\n"
+    "A space of more than --max-candidates plans, or one whose bounding would build more\n"
+    "than --max-work layer workloads, is refused before any is built (exit 2), naming the\n"
+    "limit: narrow it with --fix or --vary, or raise the limit. Interrupted\n"
+    "(SIGINT, SIGTERM) while simulating, it prints the best of the candidates finished so far\n"
+    "(marked not proven) and exits 128 + the signal's number.\n"
+    "Exit status 0 when the search ran (even if no plan fits, saying which rule binds); 2 on\n"
+    "bad options or input.\n"
     "\n"
     "options";
 
@@ -86,7 +133,8 @@ int run_plan_command(const std::vector<std::string>& args) {
   std::string cluster, model, precision, format = "table", shard_text;
   std::vector<std::string> fixes, varies, sets;
   int nodes = 0, gpus = 0, seq = 0, global_batch = 0, top = 10, jobs = 0;
-  long long max_simulations = 0;
+  long long max_simulations = 0, max_candidates = kDefaultMaxCandidates;
+  double max_work = kDefaultMaxWork;
   opts.add_options()("help,h", "show this help")(
       "cluster", po::value(&cluster),
       "the cluster: a library name (trident list clusters) or file")(
@@ -109,7 +157,13 @@ int run_plan_command(const std::vector<std::string>& args) {
       "max-simulations", po::value(&max_simulations),
       "simulate at most N candidates (in bound order); if the top is not proven by then, show "
       "the best of those and the least step any other plan could have (default: no limit)")(
-      "format", po::value(&format), "table (default), json or csv")(
+      "max-candidates", po::value(&max_candidates),
+      "enumerate at most N candidates (each is held in memory and bounded); a larger space is "
+      "refused before any is built (default 2000000; 0: no limit)")(
+      "max-work", po::value(&max_work),
+      "build at most N layer workloads (candidates x model layers) to bound the candidates; a "
+      "space needing more is refused before any is built (default 1e8, some minutes of one "
+      "CPU; 0: no limit)")("format", po::value(&format), "table (default), json or csv")(
       "explain", "also show how many candidates each rule pruned and how many were simulated")(
       "wide",
       "also search tp_comm_overlap, overlap_param_gather and the sharding strategies "
@@ -135,6 +189,8 @@ int run_plan_command(const std::vector<std::string>& args) {
     throw po::error("--max-simulations cannot be combined with --shard");
   }
   if (vm.count("jobs") && jobs < 1) throw po::error("--jobs must be at least 1");
+  if (max_candidates < 0) throw po::error("--max-candidates must be 0 (no limit) or more");
+  if (!(max_work >= 0)) throw po::error("--max-work must be 0 (no limit) or more");
   if (jobs < 1) jobs = available_cpus();
   std::string jobs_note;
   jobs = cap_jobs(jobs, &jobs_note);
@@ -189,7 +245,10 @@ int run_plan_command(const std::vector<std::string>& args) {
   }
 
   SpaceLimits limits;
-  auto add_limit = [&](const std::string& key, std::vector<std::string> values) {
+  // Each limit remembers who gave it, so that an error about it blames that option.
+  auto add_limit = [&](const std::string& key, std::vector<std::string> values,
+                       const std::string& origin) {
+    limits.origins[key] = origin;
     for (auto& [k, v] : limits.values) {
       if (k == key) {
         v = std::move(values);  // the command line replaces the scenario's search block
@@ -198,14 +257,16 @@ int run_plan_command(const std::vector<std::string>& args) {
     }
     limits.values.emplace_back(key, std::move(values));
   };
-  for (const SweepAxis& a : base.search) add_limit(a.key, a.values);
+  for (const SweepAxis& a : base.search) {
+    add_limit(a.key, a.values, positional.front() + ": search");
+  }
   for (const std::string& f : fixes) {
     auto [key, value] = parse_fix(f);
-    add_limit(key, {value});
+    add_limit(key, {value}, "--fix");
   }
   for (const std::string& v : varies) {
     const SweepAxis axis = parse_vary(v);
-    add_limit(axis.key, axis.values);
+    add_limit(axis.key, axis.values, "--vary");
   }
 
   SearchContext context;
@@ -214,6 +275,8 @@ int run_plan_command(const std::vector<std::string>& args) {
   context.gpus = plan_gpus;
   context.base = base.plan;
   context.wide = vm.count("wide") > 0;
+  context.max_candidates = max_candidates;
+  context.max_bound_work = max_work;
   SpaceSummary summary = bound_space(base, context, limits, shard.index, shard.count, jobs);
   const double bound_wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -229,19 +292,26 @@ int run_plan_command(const std::vector<std::string>& args) {
   std::string first_failure;
   const size_t k = static_cast<size_t>(top);
   ProgressLine progress("plan", fitting.size());
+  const InterruptGuard interrupt;
   run_forked(
       jobs,
       [&]() -> long {
+        if (g_interrupt_signal != 0) return -1;  // keep what finished; launch nothing more
         if (next_pos >= fitting.size()) return -1;
         if (!worth_simulating(fitting, steps, k, next_pos)) return -1;
         if (max_simulations > 0 && static_cast<long long>(next_pos) >= max_simulations) return -1;
         return static_cast<long>(next_pos++);
       },
-      [&](long i) { return simulate_candidate(with_plan(base, fitting[i].candidate.plan)); },
+      [&](long i) {
+        InterruptGuard::restore_defaults();  // a child ends at once on the signal
+        return simulate_candidate(with_plan(base, fitting[i].candidate.plan));
+      },
       [&](long i, const ForkResult& r) {
         PlanResult& out = results[i];
         if (r.ok && decode_plan_metrics(r.output, &out)) {
           steps[i] = out.report.step_time_s;
+        } else if (g_interrupt_signal != 0) {
+          // Killed by the interruption, not a failure: unknown, so the prefix stops here.
         } else {
           steps[i] = std::numeric_limits<double>::infinity();
           ++failed;
@@ -256,15 +326,17 @@ int run_plan_command(const std::vector<std::string>& args) {
   bool decided = false;
   const size_t prefix = proven_prefix(fitting, steps, k, &decided);
   // Undecided only when the budget stopped the launches: every position before `prefix` ran.
+  const int interrupted = g_interrupt_signal;
   const bool budget_hit = !decided && max_simulations > 0 && prefix == next_pos;
-  if (!decided && !budget_hit) {
+  if (!decided && !budget_hit && interrupted == 0) {
     throw SimulationError("plan search ended before its top was proven");
   }
 
   PlanSearchOutput out;
-  if (budget_hit) {
+  if (!decided) {
     out.proven = false;
     out.max_simulations = max_simulations;
+    out.interrupted_by = interrupted;
     out.unproven_bound_s = fitting[prefix].bound.total_s;
   }
   std::vector<size_t> order;
@@ -284,7 +356,7 @@ int run_plan_command(const std::vector<std::string>& args) {
   for (size_t i = 0; i < prefix; ++i) {
     if (std::isinf(steps[i])) ++out.failed;
   }
-  if (from_scenario) {
+  if (from_scenario && interrupted == 0) {
     // The scenario's own plan, for comparison (it may lie outside the searched space).
     PlanResult given;
     const ForkResult r = [&] {
@@ -343,11 +415,16 @@ int run_plan_command(const std::vector<std::string>& args) {
       wall > 0 ? out.summary.enumerated / wall : 0.0);
   if (!jobs_note.empty()) std::cerr << "trident plan: " << jobs_note << "\n";
   if (!out.proven) std::cerr << "trident plan: " << unproven_note(out) << "\n";
+  if (out.ranked.empty() && report_format != ReportFormat::kTable) {
+    // The table says why; JSON and CSV readers get it here.
+    const std::string why = out.fitting == 0 ? no_fit_reason(out.summary) : "";
+    std::cerr << "trident plan: no plan fits" << (why.empty() ? "" : ": " + why) << "\n";
+  }
   if (failed > 0) {
     std::cerr << "trident plan: " << failed << " simulation(s) failed; first: " << first_failure
               << "\n";
   }
-  return 0;
+  return out.interrupted_by != 0 ? 128 + out.interrupted_by : 0;
 }
 
 }  // namespace trident

@@ -151,6 +151,13 @@ std::string why_line(const PlanResult& plan_a, const std::vector<std::string>& a
 }
 
 std::string unproven_note(const PlanSearchOutput& out) {
+  if (out.interrupted_by != 0) {
+    return fmt::format(
+        "not proven: interrupted (signal {}) after {} simulations; these are the best of them, "
+        "and the {} plans not simulated have step lower bounds of at least {} s",
+        out.interrupted_by, out.simulated, out.fitting - out.simulated,
+        fixed(out.unproven_bound_s, 4));
+  }
   return fmt::format(
       "not proven: --max-simulations {} reached; the {} unsimulated plans have step lower bounds "
       "of at least {} s, so none of them can beat that",
@@ -287,7 +294,11 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
         fixed(r.cp_comm_exposed_s, 4), fixed(r.ep_comm_exposed_s, 4), 100 * r.bubble_fraction);
   };
   for (size_t i = 0; i < out.ranked.size(); ++i) text += line(std::to_string(i + 1), out.ranked[i]);
-  if (out.ranked.empty()) text += "  (no plan fits)\n";
+  if (out.ranked.empty()) {
+    // The binding rule, always: without it "no plan fits" cannot be acted on.
+    const std::string why = out.fitting == 0 ? no_fit_reason(s) : "";
+    text += "  (no plan fits" + (why.empty() ? std::string() : ": " + why) + ")\n";
+  }
   if (out.given) text += line("given", *out.given);
   const std::string why = why_winner(out.ranked);
   if (!why.empty()) text += "\n  " + why + "\n";

@@ -59,6 +59,7 @@ struct PlanSearchOutput {
   // smallest bound not simulated).
   bool proven = true;
   long long max_simulations = 0;
+  int interrupted_by = 0;  // the signal that stopped the simulations (0: none)
   double unproven_bound_s = 0;
   bool explain = false;
   // --shard I/N with N > 1: the CSV ends with the trailer `trident merge` reads

@@ -27,17 +27,6 @@ namespace po = boost::program_options;
 namespace trident {
 namespace {
 
-// Whether two output paths end in one regular file (the same name, or links to one file); a
-// device such as /dev/null can take both.
-bool same_output(const std::string& a, const std::string& b) {
-  const std::string target = output_target(a);
-  std::error_code ec;
-  if (std::filesystem::exists(target, ec) && !std::filesystem::is_regular_file(target, ec)) {
-    return false;
-  }
-  return target == output_target(b) || same_file(a, b);
-}
-
 bool vm_has_megatron(const std::vector<std::string>& args) {
   for (const std::string& a : args) {
     if (a == "--megatron-args" || a.rfind("--megatron-args=", 0) == 0) return true;
@@ -84,13 +73,16 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "fast (default): one actor per tensor-parallel group, closed-form collectives where "
       "exact; full: every GPU and every ring step simulated (validation, slower)")(
       "trace", po::value(&trace_path),
-      "also write the step as Chrome trace-event JSON to FILE.json (open in ui.perfetto.dev)")(
+      "also write the step as Chrome trace-event JSON to FILE.json (open in ui.perfetto.dev); "
+      "written whole or not at all: interrupted (SIGINT, SIGTERM, a file-size limit) it leaves "
+      "neither FILE nor a temporary")(
       "trace-limit", po::value(&trace_limit_mib),
       "largest --trace in MiB (default 512; 0: no limit). A trace estimated past it is refused "
       "before simulating (exit 2); one that grows past it while written fails (exit 1) and "
       "leaves no file")(
       "timeline", po::value(&timeline_path),
-      "also draw the pipeline schedule as an SVG Gantt chart, one row per stage, to FILE.svg")(
+      "also draw the pipeline schedule as an SVG Gantt chart, one row per stage, to FILE.svg "
+      "(not the --trace file, under any name or link)")(
       "megatron-args", po::value(&megatron_path),
       "instead of SCENARIO: a file holding a Megatron-LM launch line (pretrain_gpt.py and its "
       "arguments; - for stdin), translated into a scenario on --cluster")(
@@ -150,8 +142,10 @@ int run_simulate_command(const std::vector<std::string>& args) {
     scenario = load_scenario(scenario_path, sets);
   }
   for (const auto& [option, path] : outputs) check_not_an_input(option, *path);
-  if (!trace_path.empty() && !timeline_path.empty() && same_output(trace_path, timeline_path)) {
-    throw po::error("--trace and --timeline name the same file '" + trace_path + "'");
+  if (!trace_path.empty() && !timeline_path.empty() &&
+      same_output_file(trace_path, timeline_path)) {
+    throw po::error("--trace '" + trace_path + "' and --timeline '" + timeline_path +
+                    "' name the same file (through a link); give two files");
   }
   // The activity limit counts what this fidelity simulates (its shortcuts).
   check_simulation_activities(scenario, fid);

@@ -40,7 +40,9 @@ const char* kSweepHelp =
     "killer, SIGTERM) or by --point-timeout -- gets the status \"error: interrupted: WHY\", and\n"
     "--resume runs it again; a point that fails on its input keeps its row.\n"
     "A sweep has at most 100000 points (counted before any runs).\n"
-    "Exit status 0 when every point has its row, failed or not; 2 on bad options or scenario.\n"
+    "Exit status 0 when every point has its row; 1 when every point this run simulated\n"
+    "failed on its input (each row says why: nothing to compare; interrupted points, which\n"
+    "--resume reruns, do not count); 2 on bad options or scenario.\n"
     "\n"
     "options";
 
@@ -75,7 +77,9 @@ int run_sweep_command(const std::vector<std::string>& args) {
       "out,o", po::value(&out_path),
       "write the CSV to FILE (default stdout); rows are appended and synced one by one. "
       "FILE is locked while the sweep runs (a second sweep on it refuses) and FILE.manifest "
-      "beside it records the point count, the shard and a fingerprint of the inputs")(
+      "beside it records the point count, the shard and a fingerprint of the inputs "
+      "(refused, as FILE is, when it is an input, a symbolic link or a file that is not a "
+      "sweep manifest)")(
       "resume",
       "keep the rows already in --out and run only the missing points (and the interrupted "
       "ones); a sweep killed at any moment and resumed gives the same file as one "
@@ -139,8 +143,10 @@ int run_sweep_command(const std::vector<std::string>& args) {
     const bool file =
         !std::filesystem::exists(target, ec) || std::filesystem::is_regular_file(target, ec);
     if (problem.empty() && file) {
-      const std::string manifest_problem = output_path_problem(manifest_path(out_path));
-      if (!manifest_problem.empty()) problem = "its manifest FILE.manifest: " + manifest_problem;
+      // FILE.manifest is written too: checked as --out is, and never over a file the user
+      // did not name (an input, an unrelated file, or wherever a link there points).
+      check_not_an_input("out", manifest_path(out_path), axis_values);
+      problem = manifest_path_problem(out_path);
     }
     if (!problem.empty()) throw po::error("--out: " + problem);
   }
@@ -164,7 +170,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
     commands.push_back(std::move(argv));
   }
 
-  size_t failed = 0, not_fitting = 0;
+  size_t failed = 0, not_fitting = 0, interrupted = 0;
   ProgressLine progress("sweep", commands.size());
   run_children(
       commands, jobs,
@@ -172,6 +178,7 @@ int run_sweep_command(const std::vector<std::string>& args) {
         const SweepPoint& point = planned[to_run[i]];
         std::string report_row, status;
         if (!result.ok()) {
+          if (result.interrupted()) ++interrupted;
           status =
               std::string(result.interrupted() ? kInterruptedStatus : "error: ") + result.failure();
         } else if ((report_row = report_row_of(result.out, report_header)).empty()) {
@@ -196,6 +203,11 @@ int run_sweep_command(const std::vector<std::string>& args) {
     std::cerr << "trident sweep: " << failed << " of " << commands.size() << " points failed and "
               << not_fitting << (not_fitting == 1 ? " does" : " do")
               << " not fit in memory (see the status column)\n";
+  }
+  // Rows that all say "error" are no result, whatever was written.
+  if (!commands.empty() && failed == commands.size() && interrupted == 0) {
+    std::cerr << "trident sweep: every point failed\n";
+    return 1;
   }
   return 0;
 }

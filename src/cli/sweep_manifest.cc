@@ -9,6 +9,7 @@
 
 #include "core/errors.h"
 #include "core/input_files.h"
+#include "core/output_file.h"
 
 namespace trident {
 namespace {
@@ -42,6 +43,34 @@ std::string SweepManifest::fingerprint() const {
 }
 
 std::string manifest_path(const std::string& out) { return out + ".manifest"; }
+
+std::string manifest_path_problem(const std::string& out) {
+  const std::string path = manifest_path(out);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      return "its manifest '" + path +
+             "' is a symbolic link (the sweep would write where it points); remove it or "
+             "choose another --out";
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return "its manifest '" + path + "' exists and is not a regular file; choose another --out";
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::string text;
+    // A manifest is small: a file much larger is not one, and is not read whole.
+    if (in && st.st_size < (1 << 24)) text.assign(std::istreambuf_iterator<char>(in), {});
+    try {
+      parse_manifest(text, path);
+    } catch (const ConfigError&) {
+      return "'" + path +
+             "' exists and is not a trident sweep manifest (the sweep would overwrite it); "
+             "move it away or choose another --out";
+    }
+  }
+  const std::string problem = output_path_problem(path);
+  return problem.empty() ? "" : "its manifest FILE.manifest: " + problem;
+}
 
 SweepManifest current_manifest(long long points, int shard_index, int shard_count,
                                const std::vector<std::string>& sets,

@@ -28,6 +28,14 @@ struct SweepManifest {
 // Returns the manifest path of sweep output `out`.
 std::string manifest_path(const std::string& out);
 
+// Returns why the sweep must not write the manifest of `out` (FILE.manifest), or "" when it
+// may: that name is a symbolic link (it would write wherever the link points, a file the user
+// never named), something other than a regular file, or a regular file that is not a trident
+// sweep manifest (an unrelated file the user did not name); then whatever
+// output_path_problem (core/output_file.h) says of it. Whether it is an input of the run is
+// the caller's check (check_not_an_input).
+std::string manifest_path_problem(const std::string& out);
+
 // Returns the manifest built from the configuration files read so far (core/input_files.h).
 SweepManifest current_manifest(long long points, int shard_index, int shard_count,
                                const std::vector<std::string>& sets,

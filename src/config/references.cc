@@ -17,6 +17,7 @@
 #include "config/json_tree.h"
 #include "config/limits.h"
 #include "core/input_files.h"
+#include "core/program_location.h"
 
 namespace trident {
 namespace {
@@ -111,16 +112,24 @@ std::vector<std::string> library_directories() {
       start = colon + 1;
     }
   }
-  // The installed library: next to the running program (bin/../share/trident), wherever the
+  // The installed library: next to the running program (bin/../share/trident, or for the
+  // Python module lib/python3/dist-packages/trident/../../../../share/trident), wherever the
   // prefix was moved, then where CMake was told it would be installed.
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) candidates.push_back((exe.parent_path().parent_path() / "share/trident").string());
+  const fs::path module = program_module_path();
+  if (!module.empty()) {
+    const fs::path dir = module.parent_path();
+    candidates.push_back((dir.parent_path() / "share/trident").string());
+    if (dir.filename() == "trident" && dir.parent_path().filename() == "dist-packages") {
+      const fs::path prefix = dir.parent_path().parent_path().parent_path().parent_path();
+      candidates.push_back((prefix / "share/trident").string());
+    }
+  }
 #ifdef TRIDENT_DATA_DIR
   candidates.push_back(TRIDENT_DATA_DIR);
 #endif
 #ifdef TRIDENT_LIBRARY_SOURCE_DIR
-  candidates.push_back(TRIDENT_LIBRARY_SOURCE_DIR);
+  // Only from the build tree: an installed trident must not read a checkout.
+  if (running_in_build_tree()) candidates.push_back(TRIDENT_LIBRARY_SOURCE_DIR);
 #endif
   std::vector<std::string> dirs;
   for (const std::string& c : candidates) {

@@ -1,7 +1,11 @@
 #include "core/input_files.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <climits>
+#include <filesystem>
 #include <mutex>
 
 namespace trident {
@@ -44,6 +48,30 @@ void record_input_file(const std::string& path, std::uint64_t device, std::uint6
 std::vector<InputFile> recorded_input_files() {
   std::lock_guard<std::mutex> lock(registry_mutex());
   return registry();
+}
+
+std::string path_length_problem(const std::string& path) {
+  if (path.size() >= PATH_MAX) {
+    return "the path is " + std::to_string(path.size()) + " bytes, longer than the " +
+           std::to_string(PATH_MAX - 1) + " the system allows";
+  }
+  size_t start = 0;
+  while (start < path.size()) {
+    const size_t slash = std::min(path.find('/', start), path.size());
+    const size_t length = slash - start;
+    if (length > 0) {
+      // The directory holding the component decides (a mounted file system may allow less).
+      const std::string dir = start == 0 ? "." : path.substr(0, start);
+      long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+      if (name_max <= 0) name_max = NAME_MAX;
+      if (static_cast<long>(length) > name_max) {
+        return "a name in the path is " + std::to_string(length) + " bytes, longer than the " +
+               std::to_string(name_max) + " the file system allows";
+      }
+    }
+    start = slash + 1;
+  }
+  return "";
 }
 
 bool same_file(const std::string& a, const std::string& b) {

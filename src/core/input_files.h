@@ -29,6 +29,11 @@ void record_input_file(const std::string& path, std::uint64_t device, std::uint6
 // Returns every file recorded so far, in the order first read.
 std::vector<InputFile> recorded_input_files();
 
+// Returns why `path` cannot name a file at all, or "" when it can: a component longer than
+// the file system's NAME_MAX (pathconf of the directory it is in, 255 when that is unknown),
+// or the whole longer than PATH_MAX. The system would say only "File name too long".
+std::string path_length_problem(const std::string& path);
+
 // Returns whether `a` and `b` name the same existing file (same device and inode).
 bool same_file(const std::string& a, const std::string& b);
 

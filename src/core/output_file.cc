@@ -1,9 +1,11 @@
 #include "core/output_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -31,6 +33,69 @@ bool written_in_place(const std::string& target) {
   return ::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+// The temporaries in progress, for the signal handler: fixed slots (no allocation in the
+// handler), each owned by the process that made it (a forked child must not remove its
+// parent's).
+struct TempSlot {
+  std::atomic<int> used{0};
+  pid_t owner = 0;
+  char path[PATH_MAX] = {};
+};
+constexpr int kTempSlots = 16;
+TempSlot temp_slots[kTempSlots];
+
+void remove_temporaries_and_reraise(int sig) {
+  const pid_t self = ::getpid();
+  for (TempSlot& slot : temp_slots) {
+    if (slot.used.load() == 1 && slot.owner == self) ::unlink(slot.path);
+  }
+  // SA_RESETHAND restored the default action; SA_NODEFER lets it act now.
+  ::raise(sig);
+}
+
+// Installs the handler for each of SIGINT, SIGTERM and SIGHUP whose action is the default,
+// and ignores SIGXFSZ where default; checked at every temporary, since the program (or a
+// forked child) may have changed an action since the last one.
+void install_signal_handlers() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    // Only a default action is replaced: an ignored signal (nohup) or a handler of the
+    // embedding program (Python's SIGINT) stays.
+    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL ||
+        (old.sa_flags & SA_SIGINFO)) {
+      continue;
+    }
+    struct sigaction act {};
+    act.sa_handler = remove_temporaries_and_reraise;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_RESETHAND | SA_NODEFER;
+    ::sigaction(sig, &act, nullptr);
+  }
+  struct sigaction old {};
+  if (::sigaction(SIGXFSZ, nullptr, &old) == 0 && old.sa_handler == SIG_DFL &&
+      !(old.sa_flags & SA_SIGINFO)) {
+    ::signal(SIGXFSZ, SIG_IGN);
+  }
+}
+
+// Returns the slot now holding `path` (-1 when all are taken: then a signal leaves it).
+int register_temporary(const std::string& path) {
+  if (path.size() >= PATH_MAX) return -1;
+  for (int i = 0; i < kTempSlots; ++i) {
+    int expected = 0;
+    if (!temp_slots[i].used.compare_exchange_strong(expected, 2)) continue;  // 2: being filled
+    temp_slots[i].owner = ::getpid();
+    std::memcpy(temp_slots[i].path, path.c_str(), path.size() + 1);
+    temp_slots[i].used.store(1);
+    return i;
+  }
+  return -1;
+}
+
+void unregister_temporary(int slot) {
+  if (slot >= 0) temp_slots[slot].used.store(0);
+}
+
 long name_max(const fs::path& dir) {
   const long n = ::pathconf(dir.c_str(), _PC_NAME_MAX);
   return n > 0 ? n : NAME_MAX;
@@ -47,6 +112,22 @@ std::string output_target(const std::string& path) {
     p = link.is_absolute() ? link : directory_of(p) / link;
   }
   return p.string();
+}
+
+bool same_output_file(const std::string& a, const std::string& b) {
+  const std::string ta = output_target(a), tb = output_target(b);
+  if (written_in_place(ta) || written_in_place(tb)) return false;
+  struct stat sa {
+  }, sb{};
+  if (::stat(ta.c_str(), &sa) == 0 && ::stat(tb.c_str(), &sb) == 0) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  // One does not exist yet: compare the files they would create, every link resolved.
+  std::error_code ea, eb;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(ta, ea), ea);
+  const fs::path cb = fs::weakly_canonical(fs::absolute(tb, eb), eb);
+  if (ea || eb) return fs::path(ta).lexically_normal() == fs::path(tb).lexically_normal();
+  return ca.lexically_normal() == cb.lexically_normal();
 }
 
 std::string output_path_problem(const std::string& path) {
@@ -83,9 +164,21 @@ AtomicOutputFile::AtomicOutputFile(const std::string& path)
   std::string pattern = (directory_of(target_) / ".trident-XXXXXX").string();
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
+  // Created and registered with the signals blocked: no moment leaves it behind a signal.
+  install_signal_handlers();
+  sigset_t block, before;
+  sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+  ::pthread_sigmask(SIG_BLOCK, &block, &before);
   fd_ = ::mkstemp(name.data());
+  const int saved_errno = errno;
+  if (fd_ >= 0) {
+    tmp_ = name.data();
+    slot_ = register_temporary(tmp_);
+  }
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  errno = saved_errno;
   if (fd_ < 0) fail("create a temporary file in its directory");
-  tmp_ = name.data();
   ::fcntl(fd_, F_SETFD, FD_CLOEXEC);
   // The file gets the mode a new file would (mkstemp makes it private), or the old one's.
   struct stat st {};
@@ -103,6 +196,7 @@ AtomicOutputFile::AtomicOutputFile(const std::string& path)
 AtomicOutputFile::~AtomicOutputFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!tmp_.empty()) ::unlink(tmp_.c_str());
+  unregister_temporary(slot_);
 }
 
 void AtomicOutputFile::fail(const std::string& what) {
@@ -111,6 +205,8 @@ void AtomicOutputFile::fail(const std::string& what) {
   fd_ = -1;
   if (!tmp_.empty()) ::unlink(tmp_.c_str());
   tmp_.clear();
+  unregister_temporary(slot_);
+  slot_ = -1;
   throw std::runtime_error("cannot write '" + path_ + "': " + what + ": " + reason);
 }
 
@@ -139,6 +235,8 @@ void AtomicOutputFile::commit() {
   if (tmp_.empty()) return;
   if (::rename(tmp_.c_str(), target_.c_str()) != 0) fail("rename");
   tmp_.clear();
+  unregister_temporary(slot_);
+  slot_ = -1;
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {

@@ -13,6 +13,11 @@ namespace trident {
 // dangling one to the file it would create). Returns `path` itself when it is no symlink.
 std::string output_target(const std::string& path);
 
+// Returns whether writing `a` and writing `b` would change one regular file: the same name,
+// names that symlinks (of the file or of a directory on the way) or hard links lead to one
+// file, existing or not. A device, FIFO or socket (/dev/null) can take both: false.
+bool same_output_file(const std::string& a, const std::string& b);
+
 // Returns why `path` cannot be written (its directory is missing or not writable, it is a
 // directory, its name is longer than the file system allows, a device that is not writable),
 // or an empty string if it can.
@@ -26,6 +31,10 @@ void write_file_atomically(const std::string& path, const std::string& content);
 // Streams a file written piece by piece with the same guarantees as write_file_atomically:
 // the pieces go to a temporary file renamed over `path` by commit(), or straight to a device.
 // Destroyed without commit(), it removes the temporary and leaves `path` as it was.
+// Interrupted, it leaves none either: while a temporary exists, SIGINT, SIGTERM and SIGHUP
+// (where their action is the default) remove it before the signal ends the process as it
+// would have, and SIGXFSZ (a file-size limit, where default) is ignored so that the write
+// fails with EFBIG and the temporary is removed as on any write error.
 class AtomicOutputFile {
  public:
   // Opens the temporary file. Throws std::runtime_error naming `path` when it cannot.
@@ -47,6 +56,7 @@ class AtomicOutputFile {
   std::string path_;    // as given, for messages
   std::string target_;  // symlinks followed
   std::string tmp_;     // "" when writing in place
+  int slot_ = -1;       // its entry in the signal handler's list of temporaries, or -1
   int fd_ = -1;
   std::string buffer_;
 };

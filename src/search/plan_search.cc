@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <queue>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
+#include "core/errors.h"
 #include "core/fork_pool.h"
 #include "schedule/program.h"
 #include "workload/stage_work.h"
@@ -86,8 +88,12 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
   Workload w;
   // Programs depend on few plan fields (schedule/program.cc): keep them by those.
   std::map<std::vector<int>, std::vector<StageProgram>> programs_memo;
+  size_t memo_instrs = 0;  // instructions held by programs_memo
   const std::vector<StageProgram>* programs = nullptr;
   double margin = 0;
+  // The candidate closest to fitting among those that do not: bytes short, index.
+  double least_short = std::numeric_limits<double>::infinity();
+  long least_short_index = -1;
   BoundMemo memo;  // one cluster for the whole block
   for (size_t k = begin; k < end; ++k) {
     const long i = order[k];
@@ -113,8 +119,17 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
           p.distributed_optimizer && !p.overlap_param_gather && !p.shards_params()};
       auto found = programs_memo.find(program_key);
       if (found == programs_memo.end()) {
-        if (programs_memo.size() >= 512) programs_memo.clear();  // bounded memory
-        found = programs_memo.emplace(program_key, build_programs(p)).first;
+        // Bounded memory: at most 512 programs and 2^24 instructions (deep pipelines with
+        // thousands of micro-batches hold millions each).
+        std::vector<StageProgram> built = build_programs(p);
+        size_t size = 0;
+        for (const StageProgram& sp : built) size += sp.instrs.size();
+        if (programs_memo.size() >= 512 || memo_instrs + size > (size_t{1} << 24)) {
+          programs_memo.clear();
+          memo_instrs = 0;
+        }
+        memo_instrs += size;
+        found = programs_memo.emplace(program_key, std::move(built)).first;
       }
       programs = &found->second;
       w = build_workload(sc, *programs);
@@ -123,6 +138,10 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
     }
     if (!(margin >= 0)) {
       ++pruned;
+      if (-margin < least_short) {
+        least_short = -margin;
+        least_short_index = i;
+      }
       if (f == failed_at.end() || rank < f->second) failed_at[family] = rank;
       continue;
     }
@@ -130,7 +149,10 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
     out += fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g}\n", i, margin, b.total_s,
                        b.compute_s, b.pipeline_s, b.dp_s);
   }
-  return fmt::format("pruned {}\n", pruned) + out;
+  return fmt::format("pruned {} {:.17g} {}\n", pruned,
+                     least_short_index >= 0 ? least_short : 0.0,  // finite: read back by >>
+                     least_short_index) +
+         out;
 }
 
 }  // namespace
@@ -150,6 +172,19 @@ SpaceSummary bound_space(const Scenario& base, const SearchContext& context,
   std::stable_sort(order.begin(), order.end(), [&](long a, long b) {
     return recompute_rank(all[a].plan.recompute) < recompute_rank(all[b].plan.recompute);
   });
+  // Bounding builds each candidate's workload, layer by layer: refuse, before any is built,
+  // a space whose building alone would take hours (deterministic, unlike a clock).
+  const double work = static_cast<double>(order.size()) * base.model.num_layers;
+  if (context.max_bound_work > 0 && work > context.max_bound_work) {
+    throw ConfigError(
+        SourceLocation{"--max-work", 0, 0, ""},
+        fmt::format(
+            "bounding this plan space would build {} candidates x {} layers = {:.3g} "
+            "layer workloads, more than the limit of {:.3g} (10^8 is some minutes of one CPU); "
+            "narrow it with --fix or --vary (e.g. --fix plan.pipeline_parallel=P) or "
+            "raise --max-work (0: no limit)",
+            order.size(), base.model.num_layers, work, context.max_bound_work));
+  }
   // Workers take contiguous blocks (families stay together within a recompute rank).
   const int workers = std::max(1, std::min<int>(jobs, static_cast<int>(order.size() / 256) + 1));
   std::vector<std::string> blocks(workers);
@@ -168,12 +203,23 @@ SpaceSummary bound_space(const Scenario& base, const SearchContext& context,
           blocks[b] = r.output;
         });
   }
+  out.least_memory_short_bytes = std::numeric_limits<double>::infinity();
+  long least_short_index = -1;
   for (const std::string& text : blocks) {
     std::istringstream in(text);
     std::string word;
     long long pruned = 0;
-    in >> word >> pruned;
+    double short_bytes = 0;
+    long short_index = -1;
+    in >> word >> pruned >> short_bytes >> short_index;
     out.pruned_by_memory += pruned;
+    // Ties go to the first in enumeration order, whatever the blocks: --jobs changes nothing.
+    if (short_index >= 0 &&
+        (short_bytes < out.least_memory_short_bytes ||
+         (short_bytes == out.least_memory_short_bytes && short_index < least_short_index))) {
+      out.least_memory_short_bytes = short_bytes;
+      least_short_index = short_index;
+    }
     long i = 0;
     BoundedCandidate b;
     while (in >> i >> b.margin_bytes >> b.bound.total_s >> b.bound.compute_s >>
@@ -183,12 +229,44 @@ SpaceSummary bound_space(const Scenario& base, const SearchContext& context,
       out.fitting.push_back(b);
     }
   }
+  if (least_short_index >= 0) {
+    out.least_memory_short_label = candidate_label(all[least_short_index]);
+  }
   std::sort(out.fitting.begin(), out.fitting.end(),
             [](const BoundedCandidate& a, const BoundedCandidate& b) {
               if (a.bound.total_s != b.bound.total_s) return a.bound.total_s < b.bound.total_s;
               return a.index < b.index;
             });
   return out;
+}
+
+std::string no_fit_reason(const SpaceSummary& summary) {
+  if (summary.enumerated == 0) {
+    // The rule that pruned most: usually the one to relax.
+    std::string rule;
+    long long most = 0;
+    for (const auto& [name, n] : summary.enumeration.pruned) {
+      if (n > most) {
+        most = n;
+        rule = name;
+      }
+    }
+    return rule.empty()
+               ? "the space is empty"
+               : fmt::format("no candidate passes the rules; \"{}\" pruned most ({})", rule, most);
+  }
+  if (summary.pruned_by_memory > 0) {
+    if (std::isfinite(summary.least_memory_short_bytes)) {
+      return fmt::format(
+          "memory: none of {} candidates fits in the GPU's memory (with the reserve); the "
+          "closest, {}, lacks {:.2f} GiB",
+          summary.pruned_by_memory, summary.least_memory_short_label,
+          summary.least_memory_short_bytes / (1024.0 * 1024 * 1024));
+    }
+    return fmt::format("memory: none of {} candidates fits in the GPU's memory",
+                       summary.pruned_by_memory);
+  }
+  return "";
 }
 
 size_t proven_prefix(const std::vector<BoundedCandidate>& fitting, const std::vector<double>& steps,

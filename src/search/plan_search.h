@@ -5,6 +5,7 @@
 #ifndef TRIDENT_SEARCH_PLAN_SEARCH_H_
 #define TRIDENT_SEARCH_PLAN_SEARCH_H_
 
+#include <string>
 #include <vector>
 
 #include "config/scenario.h"
@@ -26,7 +27,16 @@ struct SpaceSummary {
   long long enumerated = 0;               // candidates that passed every rule and check
   long long pruned_by_memory = 0;         // of those, the ones that do not fit
   std::vector<BoundedCandidate> fitting;  // the others, by increasing bound (then index)
+  // Of those built and found not to fit, the one closest to fitting: how many bytes its
+  // fullest GPU lacks (+inf when none was built) and its label.
+  double least_memory_short_bytes = 0;
+  std::string least_memory_short_label;
 };
+
+// Returns the rule that binds when no candidate fits (call it only then), in a few words:
+// "no candidate passes the rules; \"RULE\" pruned most (N)", "memory: none of N candidates
+// fits ...; the closest, LABEL, lacks X GiB", or "" when neither applies.
+std::string no_fit_reason(const SpaceSummary& summary);
 
 // Returns `base` with `plan` in place of its plan.
 Scenario with_plan(const Scenario& base, const PlanSpec& plan);
@@ -38,6 +48,8 @@ Scenario with_plan(const Scenario& base, const PlanSpec& plan);
 // modulo `shard_count`. `jobs` > 1 bounds blocks of candidates in that many forked children.
 // A plan that does not fit with full recomputation does not fit with selective or none
 // either (more activations, the rest equal): those are counted as not fitting unbuilt.
+// Throws ConfigError (file "--max-work") before building anything when this shard's
+// candidates times the model's layers exceed context.max_bound_work.
 SpaceSummary bound_space(const Scenario& base, const SearchContext& context,
                          const SpaceLimits& limits, int shard_index = 0, int shard_count = 1,
                          int jobs = 1);

@@ -25,6 +25,7 @@ std::string placement_text(const std::vector<ParallelDim>& p) {
 struct Enumerator {
   const SearchContext& context;
   const std::vector<SearchDimension>& dims;
+  const SpaceLimits& limits;
   std::vector<const Values*> fixed;  // per dimension: the limit's values, or nullptr
   EnumerationStats* stats;
   std::vector<Candidate>* out;
@@ -38,9 +39,12 @@ struct Enumerator {
     const Values values_here = fixed[i] ? *fixed[i] : dims[i].candidates(context, plan);
     for (const std::string& v : values_here) {
       ++stats->generated;
+      if (context.max_candidates > 0 && stats->generated > 64 * context.max_candidates) {
+        too_many(stats->generated, "value combinations visited");
+      }
       PlanSpec next = plan;
       if (!dims[i].apply(v, context, &next)) {
-        throw ConfigError(SourceLocation{"--vary", 0, 0, dims[i].key},
+        throw ConfigError(SourceLocation{limits.origin(dims[i].key), 0, 0, dims[i].key},
                           "'" + v + "' is not a value of " + dims[i].key);
       }
       const std::string rule = dims[i].admissible(context, next);
@@ -66,11 +70,31 @@ struct Enumerator {
       stats->count("checks: " + issues.front().keys.front());
       return;
     }
+    if (context.max_candidates > 0 &&
+        static_cast<long long>(out->size()) >= context.max_candidates) {
+      too_many(static_cast<long long>(out->size()) + 1, "candidates");
+    }
     out->push_back({plan, values});
+  }
+
+  [[noreturn]] void too_many(long long count, const char* what) const {
+    throw ConfigError(
+        SourceLocation{"--max-candidates", 0, 0, ""},
+        "the plan space has more than " + std::to_string(count - 1) + " " + what + " (limit " +
+            std::to_string(context.max_candidates) + ", at " +
+            std::to_string(context.model->num_layers) + " layers on " +
+            std::to_string(context.gpus) +
+            " GPUs); narrow it with --fix or --vary (e.g. --fix plan.pipeline_parallel=P, "
+            "--vary plan.tensor_parallel=4,8) or raise --max-candidates (0: no limit)");
   }
 };
 
 }  // namespace
+
+std::string SpaceLimits::origin(const std::string& key) const {
+  const auto it = origins.find(key);
+  return it == origins.end() ? "--vary" : it->second;
+}
 
 void EnumerationStats::count(const std::string& rule) {
   for (auto& [name, n] : pruned) {
@@ -97,31 +121,35 @@ const SearchDimension* find_dimension(const std::string& key) {
 std::vector<Candidate> enumerate_candidates(const SearchContext& context, const SpaceLimits& limits,
                                             EnumerationStats* stats) {
   const std::vector<SearchDimension>& dims = search_dimensions();
-  Enumerator e{context, dims, std::vector<const Values*>(dims.size(), nullptr), stats, nullptr, {}};
   // plan.distributed_optimizer is the alias of sharding strategies no_shard and optim.
   SpaceLimits resolved = limits;
   for (auto& [key, values] : resolved.values) {
     if (key != "plan.distributed_optimizer") continue;
+    const std::string origin = limits.origin(key);
     key = "plan.data_parallel_sharding_strategy";
+    resolved.origins[key] = origin;
     for (std::string& v : values) {
       bool on = false;
       if (!parse_search_bool(v, &on)) {
-        throw ConfigError(SourceLocation{"--vary", 0, 0, "plan.distributed_optimizer"},
+        throw ConfigError(SourceLocation{origin, 0, 0, "plan.distributed_optimizer"},
                           "'" + v + "' is not a value of plan.distributed_optimizer");
       }
       v = on ? "optim" : "no_shard";
     }
   }
+  Enumerator e{context, dims,    resolved, std::vector<const Values*>(dims.size(), nullptr),
+               stats,   nullptr, {}};
   for (const auto& [key, values] : resolved.values) {
     const SearchDimension* dim = find_dimension(key);
     if (!dim) {
       std::string known;
       for (const SearchDimension& d : dims) known += (known.empty() ? "" : ", ") + d.key;
-      throw ConfigError(SourceLocation{"--vary", 0, 0, key},
+      throw ConfigError(SourceLocation{resolved.origin(key), 0, 0, key},
                         "is not a searched field (searched: " + known + ")");
     }
     if (values.empty()) {
-      throw ConfigError(SourceLocation{"--vary", 0, 0, key}, "needs at least one value");
+      throw ConfigError(SourceLocation{resolved.origin(key), 0, 0, key},
+                        "needs at least one value");
     }
     e.fixed[static_cast<size_t>(dim - dims.data())] = &values;
   }

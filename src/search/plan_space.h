@@ -5,6 +5,7 @@
 #define TRIDENT_SEARCH_PLAN_SPACE_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,14 @@ struct SearchContext {
   // tp_comm_overlap, overlap_param_gather and the sharding strategies optim_grads and
   // optim_grads_params (without it they keep the base plan's value; --vary opens each one).
   bool wide = false;
+  // At most this many candidates are enumerated (0: no limit): each is held in memory until
+  // bounded, so an absurd space (thousands of layers, hundreds of GPUs per island) is refused
+  // before it exhausts memory and time. Exceeding it throws ConfigError at "--max-candidates".
+  long long max_candidates = 0;
+  // At most this many layer workloads (candidates x model layers) are built to bound the
+  // candidates (0: no limit); bound_space (search/plan_search.h) throws ConfigError at
+  // "--max-work" before building any when the space needs more.
+  double max_bound_work = 0;
 };
 
 // One searched field. `candidates` lists its values given the fields set before it (the
@@ -59,6 +68,11 @@ struct Candidate {
 // sharding strategies no_shard (false) and optim (true).
 struct SpaceLimits {
   std::vector<std::pair<std::string, std::vector<std::string>>> values;
+  // Where each key's limit was given ("--fix", "--vary", a scenario file's `search:`), named
+  // by the errors about it; a key not here is blamed on "--vary".
+  std::map<std::string, std::string> origins;
+  // Returns the origin of `key`'s limit.
+  std::string origin(const std::string& key) const;
 };
 
 // What the enumeration pruned, by rule ("plan.tensor_parallel: attention heads divisible by
@@ -73,8 +87,11 @@ struct EnumerationStats {
 // Returns every plan of the space that satisfies every rule of the table and the checks
 // `simulate` runs (plan_issues and simulation_size_issues of config/checks.h, and the
 // activity limit at fast fidelity, schedule/shortcuts.h simulation_activity_issues, so
-// `simulate` accepts each one), in a deterministic order. Throws ConfigError (key "--fix"/"--vary")
-// when a limit names a key the table does not search or a value its field cannot take.
+// `simulate` accepts each one), in a deterministic order. Throws ConfigError (file
+// "--max-candidates") when the space holds more than context.max_candidates candidates, or
+// visits more than 64 times as many value combinations. Throws ConfigError (its file the
+// limit's origin, "--fix" or "--vary") when a limit names a key the table does not search or a
+// value its field cannot take.
 std::vector<Candidate> enumerate_candidates(const SearchContext& context, const SpaceLimits& limits,
                                             EnumerationStats* stats);
 
