@@ -88,6 +88,13 @@ const std::map<std::string, Arg>& known_args() {
       {"--bf16", {Use::kSpecial, true, ""}},
       {"--fp16", {Use::kSpecial, true, ""}},
       {"--fp8-format", {Use::kSpecial, false, ""}},
+      // Delayed scaling's amax history (Transformer Engine's DelayedScaling recipe): how many
+      // past amaxes are kept and which one sets the scale. The cast, the amax reduction and
+      // the GEMMs cost the same whatever they are, so they are checked and recorded as
+      // ignored.
+      {"--fp8-amax-history-len", {Use::kSpecial, false, ""}},
+      {"--fp8-amax-compute-algo", {Use::kSpecial, false, ""}},
+      {"--fp8-margin", {Use::kSpecial, false, ""}},
       {"--context-parallel-size", {Use::kPlan, false, "context_parallel"}},
       {"--cp-comm-type", {Use::kSpecial, false, ""}},
       {"--expert-model-parallel-size", {Use::kPlan, false, "expert_model_parallel_size"}},
@@ -266,43 +273,126 @@ std::string yaml_scalar(const std::string& value) {
   return q + "'";
 }
 
+// Whether the dotted `key` ("plan.schedule") is among the translated settings.
+bool find_path_key(const std::string& key, const std::map<std::string, std::string>& model,
+                   const std::map<std::string, std::string>& plan) {
+  if (key.rfind("model.", 0) == 0) return model.count(key.substr(6)) > 0;
+  if (key.rfind("plan.", 0) == 0) return plan.count(key.substr(5)) > 0;
+  return false;
+}
+
+// Delayed scaling's knobs (Megatron's arguments.py: --fp8-margin an int, --fp8-amax-history-len
+// an int, --fp8-amax-compute-algo most_recent or max): checked, then listed as ignored.
+void fp8_scaling_knobs(const std::map<std::string, std::string>& given,
+                       std::vector<std::string>* ignored, std::vector<std::string>* refused) {
+  const auto integer = [](const std::string& v, long low) {
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    return !v.empty() && *end == '\0' && n >= low && n <= (1L << 30);
+  };
+  const std::string why =
+      " (delayed scaling's amax history: the same casts, amax reduction and GEMMs)";
+  if (const auto it = given.find("--fp8-amax-history-len"); it != given.end()) {
+    if (integer(it->second, 1)) {
+      ignored->push_back(it->first + " " + it->second + why);
+    } else {
+      refused->push_back(it->first + " " + excerpt(it->second) + " (expected an integer >= 1)");
+    }
+  }
+  if (const auto it = given.find("--fp8-amax-compute-algo"); it != given.end()) {
+    if (it->second == "max" || it->second == "most_recent") {
+      ignored->push_back(it->first + " " + it->second + why);
+    } else {
+      refused->push_back(it->first + " " + excerpt(it->second) + " (expected max or most_recent)");
+    }
+  }
+  if (const auto it = given.find("--fp8-margin"); it != given.end()) {
+    if (integer(it->second, 0)) {
+      ignored->push_back(it->first + " " + it->second +
+                         " (the scaling margin: the same casts and GEMMs)");
+    } else {
+      refused->push_back(it->first + " " + excerpt(it->second) + " (expected an integer >= 0)");
+    }
+  }
+}
+
 }  // namespace
 
 MegatronScenario translate_megatron_args(const std::string& text, const std::string& label,
-                                         const std::string& cluster) {
-  const std::vector<ShellWord> shell_words = split_shell_words(text, label);
-  std::vector<std::string> words;
-  std::vector<int> lines;  // of each word
-  for (const ShellWord& w : shell_words) words.push_back(w.text), lines.push_back(w.line);
+                                         const std::string& cluster, const ShellEnvironment& env) {
   SourceLocation where;
   where.file = label;
+  const auto at = [&](const ShellWord& w, const std::string& key) {
+    return SourceLocation{label, w.line, w.column, key};
+  };
+  // Words holding a variable without a value where its value matters, with where and why.
+  std::vector<std::string> unresolved;
+  const auto unknown_value = [&](const ShellWord& w, const std::string& key,
+                                 const std::string& what) {
+    if (where.line == 0) where = at(w, key);
+    unresolved.push_back("`" + excerpt(w.unresolved) + "` (line " + std::to_string(w.line) +
+                         ", column " + std::to_string(w.column) + "), " + what);
+  };
 
-  // The launcher: everything up to the training script (torchrun --nnodes 64 ... x.py).
-  std::optional<std::string> nodes;
-  for (size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    if (w.size() > 3 && w.compare(w.size() - 3, 3, ".py") == 0) {
-      for (size_t j = 0; j < i; ++j) {
-        const std::string& l = words[j];
-        if (l.rfind("--nnodes=", 0) == 0) nodes = l.substr(9);
-        if (l == "--nnodes" && j + 1 < i) nodes = words[j + 1];
-      }
-      words.erase(words.begin(), words.begin() + static_cast<long>(i) + 1);
-      lines.erase(lines.begin(), lines.begin() + static_cast<long>(i) + 1);
+  // The launcher: everything up to the training script (torchrun --nnodes 64 ... x.py) in
+  // the command that runs it; a file without one is all arguments.
+  const std::vector<std::vector<ShellWord>> commands = split_shell_commands(text, label, env);
+  std::vector<ShellWord> launcher, words;
+  const auto is_script = [](const ShellWord& w) {
+    return w.unresolved.empty() && w.text.size() > 3 &&
+           w.text.compare(w.text.size() - 3, 3, ".py") == 0;
+  };
+  for (const std::vector<ShellWord>& command : commands) {
+    const auto script = std::find_if(command.begin(), command.end(), is_script);
+    if (script != command.end()) {
+      launcher.assign(command.begin(), script);
+      words.assign(script + 1, command.end());
       break;
     }
+  }
+  if (launcher.empty() && words.empty()) {
+    for (const std::vector<ShellWord>& command : commands) {
+      words.insert(words.end(), command.begin(), command.end());
+    }
+  }
+  std::optional<ShellWord> nodes;
+  for (size_t j = 0; j < launcher.size(); ++j) {
+    const ShellWord& l = launcher[j];
+    if (l.text.rfind("--nnodes=", 0) == 0) {
+      nodes = l;
+      nodes->text = l.text.substr(9);
+    } else if (l.text == "--nnodes" && j + 1 < launcher.size()) {
+      nodes = launcher[j + 1];
+    } else if (l.bare) {
+      // An unquoted variable may hold several launcher arguments, --nnodes among them,
+      // unless it is the value of the option before it.
+      const std::string& before = j > 0 ? launcher[j - 1].text : "";
+      const bool value = before.rfind("-", 0) == 0 && before.find('=') == std::string::npos &&
+                         before != "--standalone" && before != "--no-python" &&
+                         before != "--no_python" && before != "-m" && before != "--module";
+      if (!value) unknown_value(l, l.unresolved, "which may hold torchrun's --nnodes");
+    }
+  }
+  if (nodes && !nodes->unresolved.empty()) {
+    unknown_value(*nodes, "torchrun --nnodes", "the value of torchrun --nnodes");
   }
 
   std::map<std::string, std::string> model, plan;  // key -> YAML value
   std::map<std::string, std::string> given;        // every modelled argument -> its value
   std::vector<std::string> refused, unknown;
-  std::map<std::string, int> line_of;  // each argument's (first) line
+  std::map<std::string, ShellWord> written;  // each argument's (last) word
   MegatronScenario out;
   for (size_t i = 0; i < words.size(); ++i) {
-    std::string name = words[i], value;
+    std::string name = words[i].text, value;
+    const ShellWord& word = words[i];
+    std::optional<ShellWord> value_word;
     bool inline_value = false;
+    if (word.bare) {
+      unknown_value(word, word.unresolved, "which may hold arguments");
+      continue;
+    }
     if (name.rfind("--", 0) != 0) {
-      line_of.emplace(name, lines[i]);
+      written.emplace(name, word);
       unknown.push_back("`" + excerpt(name, 60) + "` (expected --option)");
       continue;
     }
@@ -311,19 +401,22 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
       inline_value = true;
+      value_word = word;
     }
     std::replace(name.begin(), name.end(), '_', '-');
-    line_of.emplace(name, lines[i]);
+    written[name] = word;
     const auto takes_value = [&] {
-      if (!inline_value && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
-        value = words[++i];
+      if (!inline_value && i + 1 < words.size() && words[i + 1].text.rfind("--", 0) != 0) {
+        value_word = words[i + 1];
+        value = words[++i].text;
       }
     };
     // An nargs='+' argument's value: every word up to the next option, space-separated.
     const auto all_values = [&] {
       std::string all = inline_value ? value : "";
-      while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
-        all += (all.empty() ? "" : " ") + words[++i];
+      while (i + 1 < words.size() && words[i + 1].text.rfind("--", 0) != 0) {
+        if (!value_word || !words[i + 1].unresolved.empty()) value_word = words[i + 1];
+        all += (all.empty() ? "" : " ") + words[++i].text;
       }
       return all;
     };
@@ -338,6 +431,9 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     }
     if (name == "--recompute-modules") {
       given[name] = all_values();
+      if (value_word && !value_word->unresolved.empty()) {
+        unknown_value(*value_word, name, "the value of " + name);
+      }
       continue;
     }
     const auto it = known_args().find(name);
@@ -355,14 +451,20 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     const Arg& arg = it->second;
     if (!arg.flag) takes_value();
     if (!arg.flag && value.empty()) {
-      throw ConfigError(where, name + " needs a value");
+      throw ConfigError(at(word, name), name + " needs a value");
+    }
+    if (value_word && !value_word->unresolved.empty() && arg.use != Use::kIgnored) {
+      unknown_value(*value_word, name, "the value of " + name);
+      continue;
     }
     switch (arg.use) {
       case Use::kModel:
         model[arg.target] = arg.flag ? "true" : value;
+        out.origins["model." + std::string(arg.target)] = at(word, name);
         break;
       case Use::kPlan:
         plan[arg.target] = arg.flag ? "true" : value;
+        out.origins["plan." + std::string(arg.target)] = at(word, name);
         break;
       case Use::kSpecial:
         given[name] = arg.flag ? "true" : value;
@@ -482,6 +584,7 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     out.ignored.push_back("--recompute-modules " + get("--recompute-modules") +
                           " (Megatron applies it only with --recompute-granularity selective)");
   }
+  fp8_scaling_knobs(given, &out.ignored, &refused);
   if (has("--fp4-format")) {
     plan["precision"] = "fp4";  // e2m1, the only format (--fp4-recipe says the scaling)
   } else if (has("--fp8-format")) {
@@ -501,9 +604,10 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     const long p =
         plan.count("pipeline_parallel") ? std::atol(plan["pipeline_parallel"].c_str()) : 1;
     if (per < 1 || p < 1 || layers % (per * p) != 0) {
-      throw ConfigError(where, "--num-layers-per-virtual-pipeline-stage " +
-                                   get("--num-layers-per-virtual-pipeline-stage") +
-                                   " does not divide --num-layers over the pipeline stages");
+      throw ConfigError(at(written.at("--num-layers-per-virtual-pipeline-stage"),
+                           "--num-layers-per-virtual-pipeline-stage"),
+                        get("--num-layers-per-virtual-pipeline-stage") +
+                            " does not divide --num-layers over the pipeline stages");
     }
     plan["virtual_stages"] = std::to_string(layers / (per * p));
   }
@@ -532,15 +636,41 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     model["vocab_size"] = std::to_string((v + multiple - 1) / multiple * multiple);
   }
 
+  // Where the special arguments' settings come from.
+  const auto origin = [&](const std::string& key, std::initializer_list<const char*> options) {
+    if (!find_path_key(key, model, plan)) return;
+    for (const char* o : options) {
+      if (const auto it = written.find(o); it != written.end()) {
+        out.origins[key] = at(it->second, o);
+        return;
+      }
+    }
+  };
+  origin("plan.cp_comm_type", {"--cp-comm-type"});
+  origin("plan.moe_token_dispatcher_type", {"--moe-token-dispatcher-type"});
+  origin("model.moe_layer_freq", {"--moe-layer-freq"});
+  origin("plan.attention_backend", {"--attention-backend", "--use-flash-attn"});
+  origin("model.position_embedding",
+         {"--position-embedding-type", "--use-rotary-position-embeddings"});
+  origin("model.num_query_groups", {"--num-query-groups"});
+  origin("plan.precision", {"--fp4-format", "--fp8-format", "--fp16", "--bf16"});
+  origin("plan.virtual_stages",
+         {"--num-virtual-stages-per-pipeline-rank", "--num-layers-per-virtual-pipeline-stage"});
+  origin("plan.schedule",
+         {"--num-virtual-stages-per-pipeline-rank", "--num-layers-per-virtual-pipeline-stage",
+          "--pipeline-model-parallel-layout"});
+  origin("model.vocab_size", {"--padded-vocab-size", "--vocab-size"});
+  if (nodes) out.origins["cluster.nodes"] = at(*nodes, "torchrun --nnodes");
+
   // Each refused or unknown argument with its line; the first one locates the error.
   const auto locate = [&](std::vector<std::string>* entries) {
     for (std::string& e : *entries) {
       std::string name = e.substr(0, e.find(' '));
       name.erase(std::remove(name.begin(), name.end(), '`'), name.end());
-      const auto it = line_of.find(name);
-      if (it == line_of.end()) continue;
-      if (where.line == 0) where.line = it->second, where.key = name;
-      const std::string line = "line " + std::to_string(it->second);
+      const auto it = written.find(name);
+      if (it == written.end()) continue;
+      if (where.line == 0) where = at(it->second, name);
+      const std::string line = "line " + std::to_string(it->second.line);
       const size_t paren = e.find(" (");
       e = paren == std::string::npos ? e + " (" + line + ")"
                                      : e.substr(0, paren + 2) + line + "; " + e.substr(paren + 2);
@@ -549,7 +679,14 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   locate(&refused);
   locate(&unknown);
   std::string problems;
+  if (!unresolved.empty()) {
+    problems +=
+        "no value (set neither in the launch file before its use nor in the "
+        "environment) for ";
+    for (size_t i = 0; i < unresolved.size(); ++i) problems += (i ? "; " : "") + unresolved[i];
+  }
   if (!refused.empty()) {
+    problems += std::string(problems.empty() ? "" : "; ");
     problems += "changes the step but is not modelled, refused: ";
     for (size_t i = 0; i < refused.size(); ++i) problems += (i ? "; " : "") + refused[i];
   }
@@ -578,7 +715,9 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   y += "description: " + model["num_layers"] + " layers, hidden " + model["hidden_size"] +
        ", from a Megatron-LM launch line\n";
   y += "cluster: " + yaml_scalar(cluster) + "\n";
-  if (nodes) y += "overrides:\n  cluster.nodes: " + yaml_scalar(*nodes) + "  # torchrun --nnodes\n";
+  if (nodes) {
+    y += "overrides:\n  cluster.nodes: " + yaml_scalar(nodes->text) + "  # torchrun --nnodes\n";
+  }
   y += "model:\n  name: megatron-model\n";
   for (const auto& [k, v] : model) y += "  " + k + ": " + yaml_scalar(v) + "\n";
   y += "plan:\n";
