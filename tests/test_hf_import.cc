@@ -169,8 +169,9 @@ TEST_CASE("validate of a config.json alone refuses top-k above the experts", "[h
   const std::string path = write_config(
       "topk", std::string(kDense) + R"(, "num_local_experts": 8, "num_experts_per_tok": 10})");
   const std::string listed = listed_problems(path, {"model.seq_length=4096"});
-  CHECK_THAT(listed, Catch::Contains("model.num_experts_per_tok: moe_router_topk 10 exceeds "
-                                     "num_experts 8"));
+  // At num_experts_per_tok's value (line 3), under trident's name.
+  CHECK_THAT(listed, Catch::Contains("config.json:3:133: model.moe_router_topk: moe_router_topk "
+                                     "10 exceeds num_experts 8"));
   const std::string fine = write_config(
       "topk-ok", std::string(kDense) + R"(, "num_local_experts": 8, "num_experts_per_tok": 2})");
   CHECK(listed_problems(fine, {"model.seq_length=4096"}).empty());

@@ -81,7 +81,7 @@ TEST_CASE("launch scripts: a variable without a value is refused where it matter
   // A variable that may hold the launcher's arguments, or Megatron's, is refused by name.
   const std::string args =
       "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
-      "--vocab-size 32000 --micro-batch-size 1 --bf16";
+      "--vocab-size 32000 --micro-batch-size 1 --global-batch-size 8 --bf16";
   CHECK_THAT(error("torchrun $DISTRIBUTED_ARGS pretrain_gpt.py " + args),
              Catch::StartsWith("run.sh:1:10: $DISTRIBUTED_ARGS: no value"));
   CHECK_THAT(error("torchrun $DISTRIBUTED_ARGS pretrain_gpt.py " + args),
@@ -90,9 +90,10 @@ TEST_CASE("launch scripts: a variable without a value is refused where it matter
   CHECK_THAT(error("torchrun --nnodes $N pretrain_gpt.py " + args),
              Catch::Contains("`$N` (line 1, column 19), the value of torchrun --nnodes"));
   CHECK_THAT(error("torchrun pretrain_gpt.py " + args + " $EXTRA_ARGS"),
-             Catch::Contains("`$EXTRA_ARGS` (line 1, column 151), which may hold arguments"));
-  CHECK(error("torchrun pretrain_gpt.py " + args + " $EXTRA_ARGS", {{"EXTRA_ARGS", ""}}).empty());
-  CHECK(error("torchrun --node_rank $NODE_RANK pretrain_gpt.py " + args).empty());
+             Catch::Contains("`$EXTRA_ARGS` (line 1, column 173), which may hold arguments"));
+  CHECK(error("torchrun --nnodes 1 pretrain_gpt.py " + args + " $EXTRA_ARGS", {{"EXTRA_ARGS", ""}})
+            .empty());
+  CHECK(error("torchrun --nnodes 1 --node_rank $NODE_RANK pretrain_gpt.py " + args).empty());
 }
 
 TEST_CASE("problems in translated settings are located at the launch file's argument",
@@ -112,8 +113,8 @@ TEST_CASE("problems in translated settings are located at the launch file's argu
   bad.replace(bad.find("--nnodes 2"), 10, "--nnodes 2:4");
   CHECK_THAT(error(bad), Catch::StartsWith("run.sh:1:19: torchrun --nnodes (cluster.nodes): "));
   // A problem in an argument held by a variable is located in its assignment.
-  CHECK_THAT(error("A=\"--hidden-size 4000\"\ntorchrun pretrain_gpt.py --num-layers 2 $A "
+  CHECK_THAT(error("A=\"--hidden-size 40x0\"\ntorchrun pretrain_gpt.py --num-layers 2 $A "
                    "--num-attention-heads 32 --seq-length 64 --vocab-size 100 "
-                   "--micro-batch-size 1\n"),
+                   "--micro-batch-size 1 --global-batch-size 8\n"),
              Catch::StartsWith("run.sh:1:4: --hidden-size"));
 }

@@ -42,6 +42,8 @@ TEST_CASE("shell commands: separators, redirections, pipes and comments", "[shel
   CHECK(texts("x \\\n  y\n") == Commands{{"x", "y"}});
   CHECK(texts("echo \"a\\\"b\" 'c\\d' \"$\"") == Commands{{"echo", "a\"b", "c\\d", "$"}});
   CHECK(texts("echo '' \"\"") == Commands{{"echo", "", ""}});
+  // Parentheses in a word are its characters (Megatron's --moe-layer-freq, often unquoted).
+  CHECK(texts("run --f ([0]*3+[1]*58) x") == Commands{{"run", "--f", "([0]*3+[1]*58)", "x"}});
 }
 
 TEST_CASE("shell variables: assignments, exports, defaults and the environment", "[shell]") {
