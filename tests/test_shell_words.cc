@@ -117,3 +117,15 @@ TEST_CASE("unterminated quotes and expansions are refused at their position", "[
   CHECK_THROWS_WITH(split_shell_words("A=(1 2", "s.sh", environment({})),
                     Catch::StartsWith("s.sh:1:3: unterminated ("));
 }
+
+TEST_CASE("hostile scripts: deep ${ nesting and doubling variables are refused", "[shell]") {
+  std::string deep = "run ";
+  for (int i = 0; i < 1000; ++i) deep += "${A:-";
+  deep += std::string(1000, '}');
+  CHECK_THROWS_WITH(split_shell_words(deep, "s.sh", environment({})),
+                    Catch::Contains("${...} nested more than 64 deep"));
+  std::string bomb = "A=xxxxxxxxxxxxxxxx\n";
+  for (int i = 0; i < 40; ++i) bomb += "A=$A$A\n";
+  CHECK_THROWS_WITH(split_shell_words(bomb + "run $A\n", "s.sh", environment({})),
+                    "s.sh: the script's variables expand to more than 16 MiB of text, the limit");
+}

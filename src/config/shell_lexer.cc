@@ -234,6 +234,15 @@ class Lexer {
   // ${NAME}, ${NAME[i]}, ${NAME<op>word}; any other form is kept opaque.
   void lex_braces(RawWord* w, bool quoted) {
     const std::size_t from = i_;
+    // ${A:-${B:-...}} is read recursively, each level scanning to its brace.
+    if (++depth_ > kMaxNesting) {
+      fail(at_[i_],
+           "${...} nested more than " + std::to_string(kMaxNesting) + " deep in the launch line");
+    }
+    struct Leave {
+      int* depth;
+      ~Leave() { --*depth; }
+    } leave{&depth_};
     const std::size_t end = matching('{', '}', i_ + 2, "${");
     Part part;
     part.kind = Part::Kind::kParameter;
@@ -320,6 +329,8 @@ class Lexer {
   const std::string& label_;
   std::vector<Pos> at_;  // the line and column of each character of s_ (and of its end)
   std::size_t i_ = 0;
+  static constexpr int kMaxNesting = 64;
+  int depth_ = 0;  // ${ being read
   std::vector<std::vector<Entry>> out_;
 };
 

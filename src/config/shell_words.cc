@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "config/shell_lexer.h"
+#include "core/errors.h"
 
 namespace trident {
 namespace {
@@ -28,7 +29,7 @@ struct Field {
 // Runs the assignments of a script's commands in order and expands the other commands' words.
 class Expander {
  public:
-  explicit Expander(const ShellEnvironment& env) : env_(env) {}
+  Expander(const ShellEnvironment& env, const std::string& label) : env_(env), label_(label) {}
 
   std::vector<std::vector<ShellWord>> run(const std::vector<std::vector<Entry>>& commands) {
     for (const std::vector<Entry>& c : commands) finish(c);
@@ -120,7 +121,19 @@ class Expander {
     return fields;
   }
 
-  static void append(const Field& from, Field* to) {
+  // Counts `chars` more characters of expansion; throws past the limit (a script doubling a
+  // variable again and again would otherwise fill the memory).
+  void produce(std::size_t chars) {
+    constexpr std::size_t kMaxExpanded = std::size_t{16} << 20;
+    produced_ += chars;
+    if (produced_ > kMaxExpanded) {
+      throw ConfigError(SourceLocation{label_, 0, 0, ""},
+                        "the script's variables expand to more than 16 MiB of text, the limit");
+    }
+  }
+
+  void append(const Field& from, Field* to) {
+    produce(from.text.size());
     to->text += from.text;
     to->pos.insert(to->pos.end(), from.pos.begin(), from.pos.end());
     to->hole.insert(to->hole.end(), from.hole.begin(), from.hole.end());
@@ -137,14 +150,15 @@ class Expander {
   }
 
   // Adds `value` to the fields: whole when quoted, else split at ordinary blanks.
-  static void add_value(const Field& value, bool quoted, bool split, Pos start,
-                        std::vector<Field>* fields, bool* open) {
+  void add_value(const Field& value, bool quoted, bool split, Pos start, std::vector<Field>* fields,
+                 bool* open) {
     if (quoted || !split) {
       Field& f = current(fields, open, start);
       append(value, &f);
       f.quoted = f.quoted || quoted;
       return;
     }
+    produce(value.text.size());
     for (std::size_t k = 0; k < value.text.size(); ++k) {
       const char c = value.text[k];
       if (value.hole[k] < 0 && (is_blank(c) || c == '\n')) {
@@ -240,6 +254,8 @@ class Expander {
   }
 
   const ShellEnvironment& env_;
+  const std::string& label_;
+  std::size_t produced_ = 0;  // characters of expansion so far
   std::map<std::string, std::vector<Field>> vars_;
   std::vector<std::string> holes_;
   std::vector<std::vector<ShellWord>> out_;
@@ -258,7 +274,7 @@ ShellEnvironment process_environment() {
 std::vector<std::vector<ShellWord>> split_shell_commands(const std::string& text,
                                                          const std::string& label,
                                                          const ShellEnvironment& env) {
-  return Expander(env).run(shell::lex_shell_script(text, label));
+  return Expander(env, label).run(shell::lex_shell_script(text, label));
 }
 
 std::vector<ShellWord> split_shell_words(const std::string& text, const std::string& label,
