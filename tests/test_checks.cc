@@ -86,3 +86,59 @@ TEST_CASE("the activity estimate counts the replicas simulated and fused TP coll
              Catch::Contains("on each of pipeline_parallel × 1 actors (1 of 16 data-parallel "
                              "replicas simulated), a few per layer each"));
 }
+
+TEST_CASE("sequence parallelism needs a sequence divisible by tensor_parallel", "[config]") {
+  Scenario s = load_scenario(kGpt3, {});
+  s.plan.sequence_parallel = true;
+  CHECK(plan_issues(s.plan, s.model, s.cluster).empty());
+  s.model.seq_length = 2050;  // not a multiple of t = 8
+  const std::vector<SpecIssue> issues = plan_issues(s.plan, s.model, s.cluster);
+  REQUIRE(issues.size() == 1);
+  CHECK(issues[0].keys.front() == "plan.sequence_parallel");
+  CHECK_THAT(issues[0].message, Catch::Contains("model.seq_length 2050 over tensor_parallel 8"));
+  s.plan.sequence_parallel = false;  // without it the sequence is not split over t
+  CHECK(plan_issues(s.plan, s.model, s.cluster).empty());
+  // Through the loader: exit-2 input naming the key, with --set's position.
+  CHECK_THAT(load_error(kGpt3, {"plan.sequence_parallel=true", "model.seq_length=2050"}),
+             Catch::Contains("plan.sequence_parallel: sequence_parallel splits"));
+}
+
+TEST_CASE("oversubscription on one switch and reserved memory past the GPU's are refused",
+          "[config]") {
+  Scenario s = load_scenario(kGpt3, {});
+  CHECK(cluster_issues(s.cluster).empty());
+  s.cluster.network.topology = Topology::kSingleSwitch;
+  CHECK(cluster_issues(s.cluster).empty());  // oversubscription 1: nothing to refuse
+  s.cluster.network.oversubscription = 2;
+  std::vector<SpecIssue> issues = cluster_issues(s.cluster);
+  REQUIRE(issues.size() == 1);
+  CHECK(issues[0].keys.front() == "cluster.network.oversubscription");
+  s.cluster.network.topology = Topology::kFatTree;
+  CHECK(cluster_issues(s.cluster).empty());
+  s.cluster.gpu.memory_reserved_bytes = s.cluster.gpu.memory_bytes - 1;
+  CHECK(cluster_issues(s.cluster).empty());
+  s.cluster.gpu.memory_reserved_bytes = s.cluster.gpu.memory_bytes;
+  issues = cluster_issues(s.cluster);
+  REQUIRE(issues.size() == 1);
+  CHECK(issues[0].keys.front() == "cluster.gpu.memory_reserved");
+  CHECK_THAT(issues[0].message, Catch::Contains("is not below the GPU's memory of 80 GiB"));
+  CHECK_THAT(load_error(kGpt3, {"cluster.gpu.memory_reserved=81 GiB"}),
+             Catch::Contains("cluster.gpu.memory_reserved: memory_reserved 81 GiB"));
+  CHECK_THAT(load_error(kGpt3, {"cluster.network.topology=single-switch",
+                                "cluster.network.oversubscription=1.5"}),
+             Catch::Contains("oversubscription 1.5 has no effect on topology single-switch"));
+}
+
+TEST_CASE("the router's top-k is checked on the model alone", "[config]") {
+  ModelSpec m = load_model_file(repo("configs/models/mixtral-8x7b.yaml"));
+  CHECK(model_issues(m).empty());
+  m.moe_router_topk = 9;
+  const std::vector<SpecIssue> issues = model_issues(m);
+  REQUIRE(issues.size() == 1);
+  CHECK(issues[0].keys.front() == "model.moe_router_topk");
+  CHECK_THAT(issues[0].message, Catch::Contains("moe_router_topk 9 exceeds num_experts 8"));
+  m.moe_router_topk = 2;
+  m.moe_router_num_groups = 3;  // 8 experts in 3 groups
+  m.moe_router_group_topk = 1;
+  CHECK(model_issues(m).size() == 1);
+}

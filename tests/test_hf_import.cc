@@ -164,3 +164,39 @@ TEST_CASE("Hugging Face import maps dropout and rms_norm_eps", "[hf]") {
   CHECK(gpt.hidden_dropout == Approx(0.1));
   CHECK(!gpt.rms_norm);
 }
+
+TEST_CASE("validate of a config.json alone refuses top-k above the experts", "[hf][validate]") {
+  const std::string path = write_config(
+      "topk", std::string(kDense) + R"(, "num_local_experts": 8, "num_experts_per_tok": 10})");
+  const std::string listed = listed_problems(path, {"model.seq_length=4096"});
+  // At num_experts_per_tok's value (line 3), under trident's name.
+  CHECK_THAT(listed, Catch::Contains("config.json:3:133: model.moe_router_topk: moe_router_topk "
+                                     "10 exceeds num_experts 8"));
+  const std::string fine = write_config(
+      "topk-ok", std::string(kDense) + R"(, "num_local_experts": 8, "num_experts_per_tok": 2})");
+  CHECK(listed_problems(fine, {"model.seq_length=4096"}).empty());
+}
+
+TEST_CASE("a config.json's model_type must be a decoder-only transformer", "[hf][validate]") {
+  int written = 0;
+  const auto with_type = [&](const std::string& type) {
+    std::string j = kDense;
+    j.replace(j.find("\"mistral\""), 9, type);
+    return write_config("type-" + std::to_string(written++), j + "}");
+  };
+  for (const char* bad : {"\"bert\"", "\"t5\"", "\"mamba\"", "\"no-such-model\"", "7"}) {
+    INFO(bad);
+    const std::string listed = listed_problems(with_type(bad), {"model.seq_length=4096"});
+    CHECK_THAT(listed, Catch::Contains("config.json:1:16: model.model_type: model_type "));
+    CHECK_THAT(listed, Catch::Contains("is not a decoder-only transformer trident models"));
+  }
+  for (const char* good : {"\"llama\"", "\"qwen2_moe\"", "\"gpt2\"", "\"deepseek_v3\"", "null"}) {
+    INFO(good);
+    CHECK(listed_problems(with_type(good), {"model.seq_length=4096"}).empty());
+  }
+  // Without model_type (older configs) the sizes alone are read.
+  const std::string untyped = write_config(
+      "untyped", R"({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 2,
+                     "vocab_size": 100, "seq_length": 64})");
+  CHECK(listed_problems(untyped, {}).empty());
+}

@@ -108,8 +108,8 @@ TEST_CASE("arguments that change the step but are not modelled are refused, each
           "[megatron]") {
   const std::string error = translate_error(
       std::string(kMinimal) + "--encoder-num-layers 2 --cp-comm-type a2a+p2p --frobnicate 3");
-  CHECK_THAT(error, Catch::StartsWith("line.sh:1: --encoder-num-layers: changes the step but is "
-                                      "not modelled, refused: --encoder-num-layers"));
+  CHECK_THAT(error, Catch::StartsWith("line.sh:1:149: --encoder-num-layers: changes the step but "
+                                      "is not modelled, refused: --encoder-num-layers"));
   for (const char* a : {"--encoder-num-layers", "--cp-comm-type a2a+p2p",
                         "unknown to trident, refused: --frobnicate"}) {
     CHECK_THAT(error, Catch::Contains(a));
@@ -201,4 +201,24 @@ TEST_CASE("NVFP4 and optimizer CPU offload arguments translate", "[megatron][nvf
     ignored |= i.find("--use-torch-optimizer-for-cpu-offload") != std::string::npos;
   }
   CHECK(ignored);
+}
+
+TEST_CASE("delayed scaling's amax knobs are accepted as no-ops, their values checked",
+          "[megatron]") {
+  const std::string base = std::string(kMinimal) + "--fp8-format hybrid --fp8-recipe delayed ";
+  const MegatronScenario t = translate_megatron_args(
+      base + "--fp8-amax-history-len 1024 --fp8-amax-compute-algo max --fp8-margin 0", "l", "x");
+  CHECK_THAT(t.yaml, Catch::Contains("precision: fp8\n"));
+  CHECK(t.yaml.find("amax") == std::string::npos);  // no setting: the step is the same
+  std::string ignored;
+  for (const std::string& a : t.ignored) ignored += a + "\n";
+  CHECK_THAT(ignored, Catch::Contains("--fp8-amax-history-len 1024 (delayed scaling's amax"));
+  CHECK_THAT(ignored, Catch::Contains("--fp8-amax-compute-algo max (delayed scaling's amax"));
+  CHECK_THAT(ignored, Catch::Contains("--fp8-margin 0 (the scaling margin"));
+  // The same step as without them.
+  CHECK(translate_megatron_args(base, "l", "x").yaml == t.yaml);
+  CHECK_THAT(translate_error(base + "--fp8-amax-compute-algo mean"),
+             Catch::Contains("--fp8-amax-compute-algo mean (line 1; expected max or most_recent)"));
+  CHECK_THAT(translate_error(base + "--fp8-amax-history-len 0"),
+             Catch::Contains("--fp8-amax-history-len 0 (line 1; expected an integer >= 1)"));
 }

@@ -1,6 +1,10 @@
 // End-to-end tests of `trident simulate --megatron-args FILE --cluster NAME`: the Llama 3 70B
 // launch line on 64 DGX H100 nodes, --print-scenario, --verbose, stdin, refusals.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -45,10 +49,25 @@ TEST_CASE("bad Megatron input: exit 2, one message naming each argument", "[mega
   const auto bad = run_trident(
       {"simulate", "--megatron-args", "tests/data/megatron/refused.sh", "--cluster", "dgx-h100"});
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("tests/data/megatron/refused.sh:4: --encoder-num-layers: "
+  CHECK_THAT(bad.err, Catch::Contains("tests/data/megatron/refused.sh:4:62: --encoder-num-layers: "
                                       "changes the step but is not modelled, refused: "
                                       "--encoder-num-layers"));
   CHECK_THAT(bad.err, Catch::Contains("--cp-comm-type a2a+p2p"));
+  // A value the scenario loader refuses is located at its argument in the launch file, not
+  // in the YAML trident generated from it.
+  const std::string script = (std::filesystem::temp_directory_path() /
+                              ("trident_megatron_cli_" + std::to_string(::getpid()) + ".sh"))
+                                 .string();
+  std::ofstream(script)
+      << "L=32\ntorchrun --nnodes 1 pretrain_gpt.py --num-layers $L --hidden-size 4096 \\\n"
+         "  --num-attention-heads 32 --seq-length 4096 --vocab-size 32000 --micro-batch-size 1 \\\n"
+         "  --global-batch-size 64 --bf16 --tensor-model-parallel-size 16\n";
+  const auto located =
+      run_trident({"simulate", "--megatron-args", script, "--cluster", "dgx-h100"});
+  CHECK(located.code == 2);
+  CHECK_THAT(located.err, Catch::Contains(".sh:4:33: --tensor-model-parallel-size "
+                                          "(plan.tensor_parallel): "));
+  std::filesystem::remove(script);
 }
 
 TEST_CASE("the launch line read from stdin", "[megatron][cli]") {

@@ -90,6 +90,35 @@ class SweepCompareTest(unittest.TestCase):
             trident.compare(TINY, {"bad": {"plan.tensor_paralel": 2}})
 
 
+class ArgumentTest(unittest.TestCase):
+    def test_wrong_types_raise_type_errors_naming_the_argument(self):
+        with self.assertRaisesRegex(TypeError, r"trident.simulate: scenario .* not None"):
+            trident.simulate(None)  # not looked up as a scenario named "None"
+        with self.assertRaisesRegex(TypeError, r"trident.simulate: fidelity must be a str"):
+            trident.simulate(TINY, fidelity=3)
+        with self.assertRaisesRegex(TypeError, r"trident.simulate: sets must be a dict"):
+            trident.simulate(TINY, sets="plan.tensor_parallel=2")
+        with self.assertRaisesRegex(TypeError, r"trident.validate: path .* not int"):
+            trident.validate(5)
+        with self.assertRaisesRegex(TypeError, r"trident.sweep: vary must be a dict"):
+            trident.sweep(TINY, vary=[1, 2])
+        with self.assertRaisesRegex(TypeError, r"trident.compare: variants must be a dict"):
+            trident.compare(TINY, ["a", "b"])
+        with self.assertRaisesRegex(TypeError, r"trident.plan: top must be an int, not str"):
+            trident.plan(TINY, top="3")
+        # A path object is a path.
+        import pathlib
+        self.assertEqual(trident.validate(pathlib.Path(TINY)), "scenario")
+
+    def test_a_sweep_past_the_point_limit_is_refused_before_running(self):
+        with self.assertRaisesRegex(ValueError, r"more than 100000 points"):
+            trident.sweep(TINY, vary={"plan.num_microbatches": list(range(1, 200001))})
+        with self.assertRaisesRegex(ValueError, r"more than 100000 points"):
+            trident.sweep(TINY, vary={"plan.num_microbatches": list(range(1, 401)),
+                                      "plan.micro_batch_size": list(range(1, 401))})
+        self.assertEqual(trident.MAX_SWEEP_POINTS, 100000)
+
+
 class MainTest(unittest.TestCase):
     def test_python_m_trident(self):
         p = subprocess.run([sys.executable, "-m", "trident", "list", "clusters"],

@@ -19,18 +19,23 @@ def cli_plans(args):
     return json.loads(out)["plans"]
 
 
+def records(rows):
+    """The rows of a DataFrame (when pandas is importable) or the list itself."""
+    return rows if isinstance(rows, list) else rows.to_dict("records")
+
+
 class PlanTest(unittest.TestCase):
     def test_scenario_search_is_the_cli_one(self):
-        plans = trident.plan(TINY, top=3, fix={"plan.schedule": "1f1b"}, jobs=2)
+        plans = records(trident.plan(TINY, top=3, fix={"plan.schedule": "1f1b"}, jobs=2))
         self.assertEqual(plans, cli_plans([TINY, "--top", "3", "--fix", "plan.schedule=1f1b"]))
         self.assertEqual(len(plans), 3)
         steps = [p["step_time_s"] for p in plans]
         self.assertEqual(steps, sorted(steps))
 
     def test_cluster_and_model_with_limits(self):
-        plans = trident.plan(cluster="tiny-2node", model="gpt-1.7b", global_batch=32, top=2,
-                             vary={"plan.tensor_parallel": [1, 2]},
-                             sets={"plan.attention_backend": "unfused"}, wide=True)
+        plans = records(trident.plan(cluster="tiny-2node", model="gpt-1.7b", global_batch=32,
+                                     top=2, vary={"plan.tensor_parallel": [1, 2]},
+                                     sets={"plan.attention_backend": "unfused"}, wide=True))
         self.assertEqual(plans, cli_plans(
             ["--cluster", "tiny-2node", "--model", "gpt-1.7b", "--global-batch", "32",
              "--top", "2", "--vary", "plan.tensor_parallel=1,2", "--set",
@@ -40,8 +45,17 @@ class PlanTest(unittest.TestCase):
 
     def test_max_simulations_warns_when_unproven(self):
         with self.assertWarnsRegex(UserWarning, "not proven: --max-simulations 2"):
-            plans = trident.plan(TINY, top=2, max_simulations=2)
+            plans = records(trident.plan(TINY, top=2, max_simulations=2))
         self.assertEqual(plans, cli_plans([TINY, "--top", "2", "--max-simulations", "2"]))
+
+    def test_rows_like_sweep_and_compare(self):
+        rows = trident.plan(TINY, top=1, fix={"plan.schedule": "1f1b"})
+        try:
+            import pandas
+            self.assertIsInstance(rows, pandas.DataFrame)
+        except ImportError:
+            self.assertIsInstance(rows, list)  # as sweep and compare without pandas
+        self.assertEqual(len(records(rows)), 1)
 
     def test_bad_input_raises_config_error(self):
         with self.assertRaises(trident.ConfigError) as ctx:

@@ -306,10 +306,17 @@ TEST_CASE("the report says how much of the cluster it used, and its memory margi
   const double peak = roomy["peak_memory_gib"];
   REQUIRE(peak < 3);
   CHECK(roomy["memory_margin_gib"].get<double>() == Approx(80 - 5 - peak));
-  const nlohmann::json tight = memory("4 GiB", "5 GiB");
+  const nlohmann::json tight = memory("4 GiB", "3.5 GiB");  // 0.5 GiB left, under the peak
   CHECK_FALSE(tight["fits_in_memory"].get<bool>());
   CHECK(tight["memory_margin_gib"].get<double>() < 0);
   CHECK(memory("4 GiB", "0 GiB")["fits_in_memory"].get<bool>());
+  // A reserve of the whole GPU or more is bad input, not a plan that does not fit.
+  const Result over =
+      run_trident({"simulate", "scenarios/tiny.yaml", "--set", "cluster.gpu.memory=4 GiB", "--set",
+                   "cluster.gpu.memory_reserved=5 GiB"});
+  CHECK(over.code == 2);
+  CHECK_THAT(over.err, Catch::Contains("cluster.gpu.memory_reserved: memory_reserved 5 GiB is not "
+                                       "below the GPU's memory of 4 GiB"));
 }
 
 TEST_CASE("interleaved runs: the ideal-bubble formula has v, the timeline names every chunk",

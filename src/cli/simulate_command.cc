@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "config/checks.h"
 #include "config/megatron_args.h"
+#include "config/megatron_load.h"
 #include "config/references.h"
 #include "config/scenario.h"
 #include "core/errors.h"
@@ -85,7 +86,8 @@ int run_simulate_command(const std::vector<std::string>& args) {
       "(not the --trace file, under any name or link)")(
       "megatron-args", po::value(&megatron_path),
       "instead of SCENARIO: a file holding a Megatron-LM launch line (pretrain_gpt.py and its "
-      "arguments; - for stdin), translated into a scenario on --cluster")(
+      "arguments; - for stdin), translated into a scenario on --cluster; $VARIABLES expand "
+      "from the file's assignments and the environment (docs/megatron-args.md)")(
       "cluster", po::value(&cluster), "with --megatron-args: the cluster, a library name or file")(
       "print-scenario", "with --megatron-args: print the equivalent scenario YAML and stop")(
       "verbose", "with --megatron-args: list the arguments ignored (they do not change the step)");
@@ -133,7 +135,7 @@ int run_simulate_command(const std::vector<std::string>& args) {
     if (vm.count("verbose")) {
       for (const std::string& a : translated.ignored) std::cerr << "ignored: " << a << "\n";
     }
-    scenario = load_scenario_text(translated.yaml, megatron_label(megatron_path), sets);
+    scenario = load_megatron_scenario(translated, megatron_label(megatron_path), sets);
     if (vm.count("print-scenario")) {
       std::cout << translated.yaml;
       return 0;

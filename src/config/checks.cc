@@ -27,6 +27,13 @@ namespace {
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
+// `value` / `unit` with up to four significant digits ("1.5", "80").
+std::string short_number(double value, double unit) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value / unit);
+  return text;
+}
+
 void add(std::vector<SpecIssue>* issues, std::vector<std::string> keys, std::string message) {
   issues->push_back(SpecIssue{std::move(keys), std::move(message)});
 }
@@ -101,8 +108,49 @@ std::vector<SpecIssue> cluster_issues(const ClusterSpec& c) {
   if (c.network.nics_per_node < 1) {
     add(&issues, {"cluster.network.nics_per_node"}, "must be at least 1");
   }
+  // One switch has no leaf uplinks to oversubscribe: the value would change nothing.
+  if (c.network.topology == Topology::kSingleSwitch && c.network.oversubscription != 1) {
+    add(&issues, {"cluster.network.oversubscription", "cluster.network.topology"},
+        "oversubscription " + short_number(c.network.oversubscription, 1) +
+            " has no effect on topology single-switch (one non-blocking switch; expected "
+            "topology fat-tree, or no oversubscription)");
+  }
+  if (c.gpu.memory_reserved_bytes >= 0 && c.gpu.memory_reserved_bytes >= c.gpu.memory_bytes) {
+    const double gib = 1024.0 * 1024 * 1024;
+    add(&issues, {"cluster.gpu.memory_reserved", "cluster.gpu.memory"},
+        "memory_reserved " + short_number(c.gpu.memory_reserved_bytes, gib) +
+            " GiB is not below the GPU's memory of " + short_number(c.gpu.memory_bytes, gib) +
+            " GiB (nothing would be left for the model)");
+  }
   return issues;
 }
+
+namespace {
+// Megatron-Core's group-limited routing (megatron/core/transformer/moe/moe_utils.py
+// group_limited_topk): equal groups of consecutive experts, group_topk of them per token, the
+// top-k experts among theirs.
+void router_group_issues(const ModelSpec& m, std::vector<SpecIssue>* issues) {
+  const int groups = m.moe_router_num_groups, picked = m.moe_router_group_topk;
+  if (groups == 0 && picked == 0) return;
+  if (groups == 0 || picked == 0) {
+    add(issues, {"model.moe_router_num_groups", "model.moe_router_group_topk"},
+        "group-limited routing needs both moe_router_num_groups and moe_router_group_topk");
+  } else if (m.num_experts % groups != 0) {
+    add(issues, {"model.moe_router_num_groups", "model.num_experts"},
+        "num_experts " + str(m.num_experts) + " is not divisible by moe_router_num_groups " +
+            str(groups) + " (the groups are equal)");
+  } else if (picked > groups) {
+    add(issues, {"model.moe_router_group_topk"},
+        "moe_router_group_topk " + str(picked) + " exceeds moe_router_num_groups " + str(groups));
+  } else if (m.moe_router_topk > picked * (m.num_experts / groups)) {
+    add(issues, {"model.moe_router_topk", "model.moe_router_group_topk"},
+        "moe_router_topk " + str(m.moe_router_topk) + " exceeds the " +
+            str(picked * (m.num_experts / groups)) + " experts of moe_router_group_topk " +
+            str(picked) + " groups");
+  }
+}
+
+}  // namespace
 
 std::vector<SpecIssue> model_issues(const ModelSpec& m) {
   std::vector<SpecIssue> issues;
@@ -120,6 +168,15 @@ std::vector<SpecIssue> model_issues(const ModelSpec& m) {
     add(&issues, {"model.num_query_groups"},
         "num_query_groups " + str(m.num_query_groups) + " does not divide num_attention_heads " +
             str(m.num_attention_heads));
+  }
+  // The router's limits are the model's own, so a model file alone is checked for them.
+  if (m.moe()) {
+    if (m.moe_router_topk > m.num_experts) {
+      add(&issues, {"model.moe_router_topk", "model.num_experts"},
+          "moe_router_topk " + str(m.moe_router_topk) + " exceeds num_experts " +
+              str(m.num_experts) + " (each token picks top-k distinct experts)");
+    }
+    router_group_issues(m, &issues);
   }
   return issues;
 }
@@ -269,6 +326,16 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
             str(p.pipeline) + " × data " + str(p.data) + ")");
   }
   context_parallel_issues(p, m, c, &issues);
+  // Sequence parallelism scatters each sequence over the tensor-parallel ranks in equal
+  // slices (Megatron-Core's scatter_to_sequence_parallel_region); with context parallelism the
+  // check above covers it.
+  if (p.sequence_parallel && p.tensor > 1 && p.context < 2 && m.seq_length % p.tensor != 0) {
+    add(&issues, {"plan.sequence_parallel", "model.seq_length", "plan.tensor_parallel"},
+        "sequence_parallel splits model.seq_length " + str(m.seq_length) +
+            " over tensor_parallel " + str(p.tensor) +
+            " ranks, and it is not divisible (expected a multiple of " + str(p.tensor) +
+            ", or sequence_parallel: false)");
+  }
   if (m.num_attention_heads % p.tensor != 0) {
     add(&issues, {"plan.tensor_parallel"},
         "model.num_attention_heads " + str(m.num_attention_heads) +
@@ -316,29 +383,6 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
 }
 
 namespace {
-// Megatron-Core's group-limited routing (megatron/core/transformer/moe/moe_utils.py
-// group_limited_topk): equal groups of consecutive experts, group_topk of them per token, the
-// top-k experts among theirs.
-void router_group_issues(const ModelSpec& m, std::vector<SpecIssue>* issues) {
-  const int groups = m.moe_router_num_groups, picked = m.moe_router_group_topk;
-  if (groups == 0 && picked == 0) return;
-  if (groups == 0 || picked == 0) {
-    add(issues, {"model.moe_router_num_groups", "model.moe_router_group_topk"},
-        "group-limited routing needs both moe_router_num_groups and moe_router_group_topk");
-  } else if (m.num_experts % groups != 0) {
-    add(issues, {"model.moe_router_num_groups", "model.num_experts"},
-        "num_experts " + str(m.num_experts) + " is not divisible by moe_router_num_groups " +
-            str(groups) + " (the groups are equal)");
-  } else if (picked > groups) {
-    add(issues, {"model.moe_router_group_topk"},
-        "moe_router_group_topk " + str(picked) + " exceeds moe_router_num_groups " + str(groups));
-  } else if (m.moe_router_topk > picked * (m.num_experts / groups)) {
-    add(issues, {"model.moe_router_topk", "model.moe_router_group_topk"},
-        "moe_router_topk " + str(m.moe_router_topk) + " exceeds the " +
-            str(picked * (m.num_experts / groups)) + " experts of moe_router_group_topk " +
-            str(picked) + " groups");
-  }
-}
 
 // Megatron-Core's MoEFlexTokenDispatcher (token_dispatcher.py) and TransformerConfig checks:
 // a TP x EP group of more than one rank, no padding to capacity, no shared-expert overlap.
@@ -415,11 +459,6 @@ void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssu
         "a mixture of experts with tensor_parallel " + str(p.tensor) +
             " needs sequence_parallel: true (Megatron-Core requires it)");
   }
-  if (m.moe_router_topk > m.num_experts) {
-    add(issues, {"model.moe_router_topk"},
-        "moe_router_topk " + str(m.moe_router_topk) + " exceeds num_experts " + str(m.num_experts));
-  }
-  router_group_issues(m, issues);
   if (p.moe_pad_to_capacity && p.moe_capacity_factor <= 0) {
     add(issues, {"plan.moe_pad_expert_input_to_capacity"},
         "moe_pad_expert_input_to_capacity needs moe_expert_capacity_factor (padding is to the "

@@ -1,6 +1,7 @@
 #include "config/hf_import.h"
 
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 #include "config/hf_moe_import.h"
@@ -30,6 +31,36 @@ bool one_of(const std::string& s, const std::vector<std::string>& names) {
     if (s == n) return true;
   }
   return false;
+}
+
+// Hugging Face model types whose layers are the decoder-only transformer trident models:
+// attention (multi-head, grouped-query or multi-latent) and a dense or mixture-of-experts
+// MLP, each behind a norm. A "_text" type is a multimodal model's language part.
+const std::vector<std::string>& supported_model_types() {
+  static const std::vector<std::string> types = {
+      "baichuan",  "bloom",     "cohere",    "deepseek_v2", "deepseek_v3", "falcon",
+      "gemma",     "gemma2",    "gpt2",      "gpt_bigcode", "gpt_neox",    "gptj",
+      "granite",   "internlm2", "llama",     "llama4",      "llama4_text", "mistral",
+      "mixtral",   "mpt",       "olmo",      "olmo2",       "opt",         "phi",
+      "phi3",      "qwen2",     "qwen2_moe", "qwen3",       "qwen3_moe",   "stablelm",
+      "starcoder2"};
+  return types;
+}
+
+// Refuses a model_type outside supported_model_types(): an encoder, an encoder-decoder, a
+// state-space or hybrid model imported by its sizes alone would be simulated as a decoder.
+void check_model_type(
+    const YamlEntry& type,
+    const std::function<void(const YamlMark&, const std::string&, const std::string&)>& fail) {
+  const YamlNode& v = *type.value;
+  if (v.is_null()) return;
+  if (v.is_scalar() && one_of(v.scalar, supported_model_types())) return;
+  std::string known;
+  for (const std::string& t : supported_model_types()) known += (known.empty() ? "" : ", ") + t;
+  fail(v.mark, type.key,
+       "model_type " + (v.is_scalar() ? "`" + excerpt(v.scalar) + "`" : v.describe()) +
+           " is not a decoder-only transformer trident models (expected one of: " + known +
+           "; for another architecture of the same layers, remove model_type)");
 }
 
 }  // namespace
@@ -162,6 +193,7 @@ YamlNodePtr model_map_from_hf(const YamlNode& file, const std::string& name, Dia
   const YamlEntry* type = config.find("model_type");
   const std::string model_type =
       type != nullptr && type->value->is_scalar() ? type->value->scalar : "";
+  if (type != nullptr) check_model_type(*type, fail);
   if (find_any(config, {"rope_theta", "rope_scaling", "rotary_dim", "rotary_pct"}) != nullptr ||
       one_of(model_type, {"llama", "mistral", "mixtral", "qwen2", "gemma", "gemma2", "phi3",
                           "gpt_neox", "gptj", "falcon", "olmo"})) {

@@ -29,6 +29,9 @@ namespace trident {
 //   hidden_dropout (resid_pdrop, hidden_dropout_prob) -> hidden_dropout; a gated (Llama-style)
 //                                             config without them gets 0 (no dropout modules)
 //   rms_norm_eps -> normalization: RMSNorm; layer_norm_eps / layer_norm_epsilon -> LayerNorm
+//   model_type                             -> checked: a decoder-only transformer type
+//                                             (llama, mixtral, qwen2, gpt2, ...) or absent;
+//                                             any other (bert, t5, mamba, ...) is refused
 //   mixture-of-experts and multi-latent-attention fields: config/hf_moe_import.h; a config
 //   whose language model sits under text_config (Llama 4) is read from there
 // Values keep their JSON positions and original names, so later range checks name the JSON

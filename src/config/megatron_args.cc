@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/megatron_arg_table.h"
 #include "config/moe_layer_freq.h"
 #include "config/pipeline_layout.h"
 #include "config/shell_words.h"
@@ -16,238 +17,10 @@
 namespace trident {
 namespace {
 
-// What an argument does to a trident scenario.
-enum class Use {
-  kModel,    // a model setting (value, or `true` for a flag)
-  kPlan,     // a plan setting
-  kSpecial,  // handled after all are read (precision, virtual stages, vocabulary, ...)
-  kIgnored,  // does not change one step's time or memory
-  kRefused,  // changes the step; trident does not model it
-};
-
-struct Arg {
-  Use use;
-  bool flag;           // takes no value
-  const char* target;  // the trident key (kModel/kPlan), or why (kIgnored/kRefused)
-};
-
-const std::map<std::string, Arg>& known_args() {
-  static const std::map<std::string, Arg> args = {
-      {"--num-layers", {Use::kModel, false, "num_layers"}},
-      {"--hidden-size", {Use::kModel, false, "hidden_size"}},
-      {"--num-attention-heads", {Use::kModel, false, "num_attention_heads"}},
-      {"--num-query-groups", {Use::kSpecial, false, ""}},
-      {"--group-query-attention", {Use::kSpecial, true, ""}},
-      {"--ffn-hidden-size", {Use::kModel, false, "ffn_hidden_size"}},
-      {"--seq-length", {Use::kModel, false, "seq_length"}},
-      {"--swiglu", {Use::kModel, true, "swiglu"}},
-      {"--untie-embeddings-and-output-weights",
-       {Use::kModel, true, "untie_embeddings_and_output_weights"}},
-      {"--position-embedding-type", {Use::kSpecial, false, ""}},
-      {"--use-rotary-position-embeddings", {Use::kSpecial, true, ""}},
-      {"--vocab-size", {Use::kSpecial, false, ""}},
-      {"--padded-vocab-size", {Use::kSpecial, false, ""}},
-      {"--make-vocab-size-divisible-by", {Use::kSpecial, false, ""}},
-      {"--tensor-model-parallel-size", {Use::kPlan, false, "tensor_parallel"}},
-      {"--pipeline-model-parallel-size", {Use::kPlan, false, "pipeline_parallel"}},
-      {"--num-layers-per-virtual-pipeline-stage", {Use::kSpecial, false, ""}},
-      {"--num-virtual-stages-per-pipeline-rank", {Use::kSpecial, false, ""}},
-      {"--micro-batch-size", {Use::kPlan, false, "micro_batch_size"}},
-      {"--global-batch-size", {Use::kPlan, false, "global_batch_size"}},
-      {"--sequence-parallel", {Use::kPlan, true, "sequence_parallel"}},
-      {"--use-distributed-optimizer", {Use::kPlan, true, "distributed_optimizer"}},
-      {"--overlap-grad-reduce", {Use::kPlan, true, "overlap_grad_reduce"}},
-      {"--ddp-bucket-size", {Use::kPlan, false, "grad_bucket_size"}},
-      {"--overlap-param-gather", {Use::kPlan, true, "overlap_param_gather"}},
-      {"--grad-reduce-in-bf16", {Use::kPlan, true, "grad_reduce_in_bf16"}},
-      {"--tp-comm-overlap", {Use::kPlan, true, "tp_comm_overlap"}},
-      {"--use-precision-aware-optimizer", {Use::kPlan, true, "use_precision_aware_optimizer"}},
-      {"--main-params-dtype", {Use::kPlan, false, "main_params_dtype"}},
-      {"--main-grads-dtype", {Use::kPlan, false, "main_grads_dtype"}},
-      {"--exp-avg-dtype", {Use::kPlan, false, "exp_avg_dtype"}},
-      {"--exp-avg-sq-dtype", {Use::kPlan, false, "exp_avg_sq_dtype"}},
-      {"--data-parallel-sharding-strategy", {Use::kPlan, false, "data_parallel_sharding_strategy"}},
-      // Megatron-Core FSDP runs the strategy above; FSDP itself changes nothing else trident
-      // models.
-      {"--use-megatron-fsdp", {Use::kIgnored, true, "the sharding strategy says what it does"}},
-      {"--use-custom-fsdp", {Use::kIgnored, true, "the sharding strategy says what it does"}},
-      // Averaging inside the reduction instead of scaling before it: the same bytes.
-      {"--ddp-average-in-collective", {Use::kIgnored, true, "same bytes and flows"}},
-      {"--recompute-granularity", {Use::kPlan, false, "recompute"}},
-      {"--recompute-method", {Use::kSpecial, false, ""}},
-      {"--recompute-num-layers", {Use::kSpecial, false, ""}},
-      {"--decoder-first-pipeline-num-layers",
-       {Use::kPlan, false, "decoder_first_pipeline_num_layers"}},
-      {"--decoder-last-pipeline-num-layers",
-       {Use::kPlan, false, "decoder_last_pipeline_num_layers"}},
-      {"--pipeline-model-parallel-layout", {Use::kPlan, false, "pipeline_model_parallel_layout"}},
-      {"--account-for-embedding-in-pipeline-split",
-       {Use::kPlan, true, "account_for_embedding_in_pipeline_split"}},
-      {"--account-for-loss-in-pipeline-split",
-       {Use::kPlan, true, "account_for_loss_in_pipeline_split"}},
-      {"--bf16", {Use::kSpecial, true, ""}},
-      {"--fp16", {Use::kSpecial, true, ""}},
-      {"--fp8-format", {Use::kSpecial, false, ""}},
-      {"--context-parallel-size", {Use::kPlan, false, "context_parallel"}},
-      {"--cp-comm-type", {Use::kSpecial, false, ""}},
-      {"--expert-model-parallel-size", {Use::kPlan, false, "expert_model_parallel_size"}},
-      {"--expert-tensor-parallel-size", {Use::kPlan, false, "expert_tensor_parallel_size"}},
-      {"--num-experts", {Use::kModel, false, "num_experts"}},
-      {"--moe-router-topk", {Use::kModel, false, "moe_router_topk"}},
-      {"--moe-ffn-hidden-size", {Use::kModel, false, "moe_ffn_hidden_size"}},
-      {"--moe-shared-expert-intermediate-size",
-       {Use::kModel, false, "moe_shared_expert_intermediate_size"}},
-      {"--moe-layer-freq", {Use::kSpecial, false, ""}},
-      {"--moe-token-dispatcher-type", {Use::kSpecial, false, ""}},
-      // The flex dispatcher's backend: --moe-enable-deepep (older Megatron-Core) or
-      // --moe-flex-dispatcher-backend (newer; deepep by default).
-      {"--moe-enable-deepep", {Use::kSpecial, true, ""}},
-      {"--moe-flex-dispatcher-backend", {Use::kSpecial, false, ""}},
-      {"--moe-router-num-groups", {Use::kModel, false, "moe_router_num_groups"}},
-      {"--moe-router-group-topk", {Use::kModel, false, "moe_router_group_topk"}},
-      // Router details that decide which experts a token picks, not how many tokens move:
-      // trident routes balanced (plus moe_expert_load_imbalance) whatever the scores.
-      {"--moe-router-score-function",
-       {Use::kIgnored, false, "softmax or sigmoid scores: the same top-k traffic"}},
-      {"--moe-router-enable-expert-bias",
-       {Use::kIgnored, true, "aux-loss-free balancing bias (E numbers per layer)"}},
-      {"--moe-router-bias-update-rate", {Use::kIgnored, false, "the expert bias's update rate"}},
-      {"--moe-router-topk-scaling-factor",
-       {Use::kIgnored, false, "scales the routing weights, not the traffic"}},
-      {"--moe-router-pre-softmax", {Use::kIgnored, true, "softmax before top-k: same traffic"}},
-      {"--moe-z-loss-coeff", {Use::kIgnored, false, "a loss coefficient"}},
-      {"--moe-token-drop-policy",
-       {Use::kIgnored, false, "which tokens are dropped, not how many (the capacity factor)"}},
-      {"--moe-router-dtype",
-       {Use::kIgnored, false,
-        "the router's softmax and top-k precision; trident costs the T x E router GEMM at 16 "
-        "bits either way (a small share of the layer)"}},
-      {"--moe-permute-fusion",
-       {Use::kIgnored, true, "trident costs the permutation by its HBM bytes, fused or not"}},
-      {"--moe-router-fusion",
-       {Use::kIgnored, true, "trident costs the router's top-k by its HBM bytes, fused or not"}},
-      {"--moe-deepep-num-sms",
-       {Use::kIgnored, false,
-        "SMs DeepEP's kernels occupy: not modelled (the dispatch and combine do not slow the "
-        "compute beside them)"}},
-      {"--moe-expert-capacity-factor", {Use::kPlan, false, "moe_expert_capacity_factor"}},
-      {"--moe-pad-expert-input-to-capacity",
-       {Use::kPlan, true, "moe_pad_expert_input_to_capacity"}},
-      {"--moe-shared-expert-overlap", {Use::kPlan, true, "moe_shared_expert_overlap"}},
-      {"--moe-grouped-gemm",
-       {Use::kIgnored, true, "trident times the experts as one grouped GEMM"}},
-      {"--moe-router-load-balancing-type",
-       {Use::kIgnored, false,
-        "the balancing loss; routing imbalance is "
-        "plan.moe_expert_load_imbalance"}},
-      {"--moe-aux-loss-coeff", {Use::kIgnored, false, "a loss coefficient"}},
-      {"--multi-latent-attention", {Use::kModel, true, "multi_latent_attention"}},
-      {"--q-lora-rank", {Use::kModel, false, "q_lora_rank"}},
-      {"--kv-lora-rank", {Use::kModel, false, "kv_lora_rank"}},
-      {"--qk-head-dim", {Use::kModel, false, "qk_head_dim"}},
-      {"--qk-pos-emb-head-dim", {Use::kModel, false, "qk_pos_emb_head_dim"}},
-      {"--v-head-dim", {Use::kModel, false, "v_head_dim"}},
-      {"--mtp-num-layers", {Use::kModel, false, "mtp_num_layers"}},
-      {"--mtp-loss-scaling-factor", {Use::kModel, false, "mtp_loss_scaling_factor"}},
-      {"--kv-channels", {Use::kModel, false, "kv_channels"}},
-      {"--attention-backend", {Use::kSpecial, false, ""}},
-      // Refused: they change the step and trident does not model them.
-      {"--use-flash-attn", {Use::kSpecial, true, ""}},
-      {"--attention-dropout", {Use::kModel, false, "attention_dropout"}},
-      {"--hidden-dropout", {Use::kModel, false, "hidden_dropout"}},
-      {"--normalization", {Use::kModel, false, "normalization"}},
-      {"--fp8-recipe", {Use::kPlan, false, "fp8_recipe"}},
-      {"--fp8-dot-product-attention", {Use::kPlan, true, "fp8_attention"}},
-      {"--fp8-param-gather", {Use::kPlan, true, "fp8_param_gather"}},
-      {"--fp4-format", {Use::kSpecial, false, ""}},
-      {"--fp4-recipe", {Use::kPlan, false, "fp4_recipe"}},
-      {"--first-last-layers-bf16", {Use::kPlan, true, "first_last_layers_bf16"}},
-      {"--num-layers-at-start-in-bf16", {Use::kPlan, false, "num_layers_at_start_in_bf16"}},
-      {"--num-layers-at-end-in-bf16", {Use::kPlan, false, "num_layers_at_end_in_bf16"}},
-      {"--optimizer-cpu-offload", {Use::kPlan, true, "optimizer_cpu_offload"}},
-      {"--optimizer-offload-fraction", {Use::kPlan, false, "optimizer_offload_fraction"}},
-      {"--overlap-cpu-optimizer-d2h-h2d", {Use::kPlan, true, "overlap_cpu_optimizer_d2h_h2d"}},
-      // Megatron-Core's optimizer/__init__.py resets the GPU optimizer to TE's FusedAdam for
-      // adam right after this flag chooses torch's, and the CPU one is torch's either way.
-      {"--use-torch-optimizer-for-cpu-offload",
-       {Use::kIgnored, true, "the GPU share runs FusedAdam for adam either way"}},
-      {"--num-layers-per-stage", {Use::kRefused, false, "use --decoder-first/last-..."}},
-      {"--encoder-num-layers", {Use::kRefused, false, "encoders are not modelled"}},
-  };
-  return args;
-}
-
-// Prefixes and names of arguments that do not change one step (logging, data, checkpoints,
-// optimizer hyper-parameters, initialisation, numerics of the same cost).
-bool is_ignored(const std::string& name, std::string* why) {
-  static const char* const prefixes[] = {
-      "--log",
-      "--tensorboard",
-      "--wandb",
-      "--data-",
-      "--save",
-      "--load",
-      "--eval-",
-      "--lr",
-      "--min-lr",
-      "--adam-",
-      "--weight-decay",
-      "--clip-grad",
-      "--seed",
-      "--init-method",
-      "--train-iters",
-      "--train-samples",
-      "--exit-",
-      "--tokenizer-",
-      "--vocab-file",
-      "--merge-file",
-      "--split",
-      "--ckpt-",
-      "--no-load-",
-      "--finetune",
-      "--timing-",
-      "--num-workers",
-      "--dataloader-",
-      "--mock-data",
-      "--distributed-backend",
-      "--distributed-timeout",
-      "--use-mcore-models",
-      "--transformer-impl",
-      "--norm-epsilon",
-      "--rotary-",
-      "--disable-bias-linear",
-      "--no-masked-softmax-fusion",
-      "--no-bias-",
-      "--attention-softmax-in-fp32",
-      "--accumulate-allreduce-grads-in-fp32",
-      "--max-position-embeddings",
-      "--use-checkpoint-",
-      "--async-save",
-      "--no-gradient-",
-      "--manual-gc",
-      "--profile",
-      "--use-pytorch-profiler",
-      "--record-memory-history",
-      "--rerun-",
-      "--check-for-nan",
-      "--bias-",
-      "--no-rope-fusion",
-      "--apply-layernorm-1p",
-      "--qk-layernorm",
-      "--hysteresis",
-      "--loss-scale",
-      "--initial-loss-scale",
-      "--min-loss-scale",
-      "--use-cpu-initialization",
-  };
-  for (const char* p : prefixes) {
-    if (name.rfind(p, 0) == 0) {
-      *why = "does not change the step's time or memory in trident";
-      return true;
-    }
-  }
-  return false;
-}
+using megatron::Arg;
+using megatron::is_ignored;
+using megatron::known_args;
+using megatron::Use;
 
 // `value` as a YAML scalar: as written when plain, else single-quoted (a string the loader
 // then refuses where a number is expected, naming the key).
@@ -268,43 +41,126 @@ std::string yaml_scalar(const std::string& value) {
   return q + "'";
 }
 
+// Whether the dotted `key` ("plan.schedule") is among the translated settings.
+bool find_path_key(const std::string& key, const std::map<std::string, std::string>& model,
+                   const std::map<std::string, std::string>& plan) {
+  if (key.rfind("model.", 0) == 0) return model.count(key.substr(6)) > 0;
+  if (key.rfind("plan.", 0) == 0) return plan.count(key.substr(5)) > 0;
+  return false;
+}
+
+// Delayed scaling's knobs (Megatron's arguments.py: --fp8-margin an int, --fp8-amax-history-len
+// an int, --fp8-amax-compute-algo most_recent or max): checked, then listed as ignored.
+void fp8_scaling_knobs(const std::map<std::string, std::string>& given,
+                       std::vector<std::string>* ignored, std::vector<std::string>* refused) {
+  const auto integer = [](const std::string& v, long low) {
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    return !v.empty() && *end == '\0' && n >= low && n <= (1L << 30);
+  };
+  const std::string why =
+      " (delayed scaling's amax history: the same casts, amax reduction and GEMMs)";
+  if (const auto it = given.find("--fp8-amax-history-len"); it != given.end()) {
+    if (integer(it->second, 1)) {
+      ignored->push_back(it->first + " " + it->second + why);
+    } else {
+      refused->push_back(it->first + " " + excerpt(it->second) + " (expected an integer >= 1)");
+    }
+  }
+  if (const auto it = given.find("--fp8-amax-compute-algo"); it != given.end()) {
+    if (it->second == "max" || it->second == "most_recent") {
+      ignored->push_back(it->first + " " + it->second + why);
+    } else {
+      refused->push_back(it->first + " " + excerpt(it->second) + " (expected max or most_recent)");
+    }
+  }
+  if (const auto it = given.find("--fp8-margin"); it != given.end()) {
+    if (integer(it->second, 0)) {
+      ignored->push_back(it->first + " " + it->second +
+                         " (the scaling margin: the same casts and GEMMs)");
+    } else {
+      refused->push_back(it->first + " " + excerpt(it->second) + " (expected an integer >= 0)");
+    }
+  }
+}
+
 }  // namespace
 
 MegatronScenario translate_megatron_args(const std::string& text, const std::string& label,
-                                         const std::string& cluster) {
-  const std::vector<ShellWord> shell_words = split_shell_words(text, label);
-  std::vector<std::string> words;
-  std::vector<int> lines;  // of each word
-  for (const ShellWord& w : shell_words) words.push_back(w.text), lines.push_back(w.line);
+                                         const std::string& cluster, const ShellEnvironment& env) {
   SourceLocation where;
   where.file = label;
+  const auto at = [&](const ShellWord& w, const std::string& key) {
+    return SourceLocation{label, w.line, w.column, key};
+  };
+  // Words holding a variable without a value where its value matters, with where and why.
+  std::vector<std::string> unresolved;
+  const auto unknown_value = [&](const ShellWord& w, const std::string& key,
+                                 const std::string& what) {
+    if (where.line == 0) where = at(w, key);
+    unresolved.push_back("`" + excerpt(w.unresolved) + "` (line " + std::to_string(w.line) +
+                         ", column " + std::to_string(w.column) + "), " + what);
+  };
 
-  // The launcher: everything up to the training script (torchrun --nnodes 64 ... x.py).
-  std::optional<std::string> nodes;
-  for (size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    if (w.size() > 3 && w.compare(w.size() - 3, 3, ".py") == 0) {
-      for (size_t j = 0; j < i; ++j) {
-        const std::string& l = words[j];
-        if (l.rfind("--nnodes=", 0) == 0) nodes = l.substr(9);
-        if (l == "--nnodes" && j + 1 < i) nodes = words[j + 1];
-      }
-      words.erase(words.begin(), words.begin() + static_cast<long>(i) + 1);
-      lines.erase(lines.begin(), lines.begin() + static_cast<long>(i) + 1);
+  // The launcher: everything up to the training script (torchrun --nnodes 64 ... x.py) in
+  // the command that runs it; a file without one is all arguments.
+  const std::vector<std::vector<ShellWord>> commands = split_shell_commands(text, label, env);
+  std::vector<ShellWord> launcher, words;
+  const auto is_script = [](const ShellWord& w) {
+    return w.unresolved.empty() && w.text.size() > 3 &&
+           w.text.compare(w.text.size() - 3, 3, ".py") == 0;
+  };
+  for (const std::vector<ShellWord>& command : commands) {
+    const auto script = std::find_if(command.begin(), command.end(), is_script);
+    if (script != command.end()) {
+      launcher.assign(command.begin(), script);
+      words.assign(script + 1, command.end());
       break;
     }
+  }
+  if (launcher.empty() && words.empty()) {
+    for (const std::vector<ShellWord>& command : commands) {
+      words.insert(words.end(), command.begin(), command.end());
+    }
+  }
+  std::optional<ShellWord> nodes;
+  for (size_t j = 0; j < launcher.size(); ++j) {
+    const ShellWord& l = launcher[j];
+    if (l.text.rfind("--nnodes=", 0) == 0) {
+      nodes = l;
+      nodes->text = l.text.substr(9);
+    } else if (l.text == "--nnodes" && j + 1 < launcher.size()) {
+      nodes = launcher[j + 1];
+    } else if (l.bare) {
+      // An unquoted variable may hold several launcher arguments, --nnodes among them,
+      // unless it is the value of the option before it.
+      const std::string& before = j > 0 ? launcher[j - 1].text : "";
+      const bool value = before.rfind("-", 0) == 0 && before.find('=') == std::string::npos &&
+                         before != "--standalone" && before != "--no-python" &&
+                         before != "--no_python" && before != "-m" && before != "--module";
+      if (!value) unknown_value(l, l.unresolved, "which may hold torchrun's --nnodes");
+    }
+  }
+  if (nodes && !nodes->unresolved.empty()) {
+    unknown_value(*nodes, "torchrun --nnodes", "the value of torchrun --nnodes");
   }
 
   std::map<std::string, std::string> model, plan;  // key -> YAML value
   std::map<std::string, std::string> given;        // every modelled argument -> its value
   std::vector<std::string> refused, unknown;
-  std::map<std::string, int> line_of;  // each argument's (first) line
+  std::map<std::string, ShellWord> written;  // each argument's (last) word
   MegatronScenario out;
   for (size_t i = 0; i < words.size(); ++i) {
-    std::string name = words[i], value;
+    std::string name = words[i].text, value;
+    const ShellWord& word = words[i];
+    std::optional<ShellWord> value_word;
     bool inline_value = false;
+    if (word.bare) {
+      unknown_value(word, word.unresolved, "which may hold arguments");
+      continue;
+    }
     if (name.rfind("--", 0) != 0) {
-      line_of.emplace(name, lines[i]);
+      written.emplace(name, word);
       unknown.push_back("`" + excerpt(name, 60) + "` (expected --option)");
       continue;
     }
@@ -313,19 +169,22 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
       inline_value = true;
+      value_word = word;
     }
     std::replace(name.begin(), name.end(), '_', '-');
-    line_of.emplace(name, lines[i]);
+    written[name] = word;
     const auto takes_value = [&] {
-      if (!inline_value && i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
-        value = words[++i];
+      if (!inline_value && i + 1 < words.size() && words[i + 1].text.rfind("--", 0) != 0) {
+        value_word = words[i + 1];
+        value = words[++i].text;
       }
     };
     // An nargs='+' argument's value: every word up to the next option, space-separated.
     const auto all_values = [&] {
       std::string all = inline_value ? value : "";
-      while (i + 1 < words.size() && words[i + 1].rfind("--", 0) != 0) {
-        all += (all.empty() ? "" : " ") + words[++i];
+      while (i + 1 < words.size() && words[i + 1].text.rfind("--", 0) != 0) {
+        if (!value_word || !words[i + 1].unresolved.empty()) value_word = words[i + 1];
+        all += (all.empty() ? "" : " ") + words[++i].text;
       }
       return all;
     };
@@ -340,6 +199,9 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     }
     if (name == "--recompute-modules") {
       given[name] = all_values();
+      if (value_word && !value_word->unresolved.empty()) {
+        unknown_value(*value_word, name, "the value of " + name);
+      }
       continue;
     }
     const auto it = known_args().find(name);
@@ -357,14 +219,20 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     const Arg& arg = it->second;
     if (!arg.flag) takes_value();
     if (!arg.flag && value.empty()) {
-      throw ConfigError(where, name + " needs a value");
+      throw ConfigError(at(word, name), name + " needs a value");
+    }
+    if (value_word && !value_word->unresolved.empty() && arg.use != Use::kIgnored) {
+      unknown_value(*value_word, name, "the value of " + name);
+      continue;
     }
     switch (arg.use) {
       case Use::kModel:
         model[arg.target] = arg.flag ? "true" : value;
+        out.origins["model." + std::string(arg.target)] = at(word, name);
         break;
       case Use::kPlan:
         plan[arg.target] = arg.flag ? "true" : value;
+        out.origins["plan." + std::string(arg.target)] = at(word, name);
         break;
       case Use::kSpecial:
         given[name] = arg.flag ? "true" : value;
@@ -484,6 +352,7 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     out.ignored.push_back("--recompute-modules " + get("--recompute-modules") +
                           " (Megatron applies it only with --recompute-granularity selective)");
   }
+  fp8_scaling_knobs(given, &out.ignored, &refused);
   if (has("--fp4-format")) {
     plan["precision"] = "fp4";  // e2m1, the only format (--fp4-recipe says the scaling)
   } else if (has("--fp8-format")) {
@@ -503,9 +372,10 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     const long p =
         plan.count("pipeline_parallel") ? std::atol(plan["pipeline_parallel"].c_str()) : 1;
     if (per < 1 || p < 1 || layers % (per * p) != 0) {
-      throw ConfigError(where, "--num-layers-per-virtual-pipeline-stage " +
-                                   get("--num-layers-per-virtual-pipeline-stage") +
-                                   " does not divide --num-layers over the pipeline stages");
+      throw ConfigError(at(written.at("--num-layers-per-virtual-pipeline-stage"),
+                           "--num-layers-per-virtual-pipeline-stage"),
+                        get("--num-layers-per-virtual-pipeline-stage") +
+                            " does not divide --num-layers over the pipeline stages");
     }
     plan["virtual_stages"] = std::to_string(layers / (per * p));
   }
@@ -534,15 +404,41 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     model["vocab_size"] = std::to_string((v + multiple - 1) / multiple * multiple);
   }
 
+  // Where the special arguments' settings come from.
+  const auto origin = [&](const std::string& key, std::initializer_list<const char*> options) {
+    if (!find_path_key(key, model, plan)) return;
+    for (const char* o : options) {
+      if (const auto it = written.find(o); it != written.end()) {
+        out.origins[key] = at(it->second, o);
+        return;
+      }
+    }
+  };
+  origin("plan.cp_comm_type", {"--cp-comm-type"});
+  origin("plan.moe_token_dispatcher_type", {"--moe-token-dispatcher-type"});
+  origin("model.moe_layer_freq", {"--moe-layer-freq"});
+  origin("plan.attention_backend", {"--attention-backend", "--use-flash-attn"});
+  origin("model.position_embedding",
+         {"--position-embedding-type", "--use-rotary-position-embeddings"});
+  origin("model.num_query_groups", {"--num-query-groups"});
+  origin("plan.precision", {"--fp4-format", "--fp8-format", "--fp16", "--bf16"});
+  origin("plan.virtual_stages",
+         {"--num-virtual-stages-per-pipeline-rank", "--num-layers-per-virtual-pipeline-stage"});
+  origin("plan.schedule",
+         {"--num-virtual-stages-per-pipeline-rank", "--num-layers-per-virtual-pipeline-stage",
+          "--pipeline-model-parallel-layout"});
+  origin("model.vocab_size", {"--padded-vocab-size", "--vocab-size"});
+  if (nodes) out.origins["cluster.nodes"] = at(*nodes, "torchrun --nnodes");
+
   // Each refused or unknown argument with its line; the first one locates the error.
   const auto locate = [&](std::vector<std::string>* entries) {
     for (std::string& e : *entries) {
       std::string name = e.substr(0, e.find(' '));
       name.erase(std::remove(name.begin(), name.end(), '`'), name.end());
-      const auto it = line_of.find(name);
-      if (it == line_of.end()) continue;
-      if (where.line == 0) where.line = it->second, where.key = name;
-      const std::string line = "line " + std::to_string(it->second);
+      const auto it = written.find(name);
+      if (it == written.end()) continue;
+      if (where.line == 0) where = at(it->second, name);
+      const std::string line = "line " + std::to_string(it->second.line);
       const size_t paren = e.find(" (");
       e = paren == std::string::npos ? e + " (" + line + ")"
                                      : e.substr(0, paren + 2) + line + "; " + e.substr(paren + 2);
@@ -551,7 +447,14 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   locate(&refused);
   locate(&unknown);
   std::string problems;
+  if (!unresolved.empty()) {
+    problems +=
+        "no value (set neither in the launch file before its use nor in the "
+        "environment) for ";
+    for (size_t i = 0; i < unresolved.size(); ++i) problems += (i ? "; " : "") + unresolved[i];
+  }
   if (!refused.empty()) {
+    problems += std::string(problems.empty() ? "" : "; ");
     problems += "changes the step but is not modelled, refused: ";
     for (size_t i = 0; i < refused.size(); ++i) problems += (i ? "; " : "") + refused[i];
   }
@@ -580,7 +483,9 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   y += "description: " + model["num_layers"] + " layers, hidden " + model["hidden_size"] +
        ", from a Megatron-LM launch line\n";
   y += "cluster: " + yaml_scalar(cluster) + "\n";
-  if (nodes) y += "overrides:\n  cluster.nodes: " + yaml_scalar(*nodes) + "  # torchrun --nnodes\n";
+  if (nodes) {
+    y += "overrides:\n  cluster.nodes: " + yaml_scalar(nodes->text) + "  # torchrun --nnodes\n";
+  }
   y += "model:\n  name: megatron-model\n";
   for (const auto& [k, v] : model) y += "  " + k + ": " + yaml_scalar(v) + "\n";
   y += "plan:\n";

@@ -156,6 +156,10 @@ class TreeBuilder : public YAML::EventHandler {
     std::string key;
     YamlMark key_mark;
     std::unordered_set<std::string> keys;  // maps: keys read so far, for duplicates
+    bool key_is_merge = false;             // maps: the waiting key is the merge key `<<`
+    YamlNodePtr merge;                     // maps: the merge key's value, expanded at the end
+    YamlMark merge_mark;                   // ... and where `<<` is written
+    std::size_t merge_at = 0;              // ... and the entry it stands before
   };
 
   YamlMark to_mark(const YAML::Mark& m) const {
@@ -247,6 +251,7 @@ class TreeBuilder : public YAML::EventHandler {
   void close() {
     Frame frame = std::move(stack_.back());
     stack_.pop_back();
+    if (frame.merge) expand_merge(&frame);
     remember(frame.anchor, frame.node);
     add(frame.node);
   }
@@ -275,14 +280,18 @@ class TreeBuilder : public YAML::EventHandler {
       }
       const YamlEntry* first =
           top.keys.count(node->scalar) != 0 ? top.node->find(node->scalar) : nullptr;
-      if (first != nullptr) {
+      // The merge key is held apart from the entries until the map ends.
+      const int first_line = first != nullptr                            ? first->key_mark.line
+                             : top.merge && top.keys.count(node->scalar) ? top.merge_mark.line
+                                                                         : 0;
+      if (first_line > 0) {
         std::string path;
         for (const Frame& f : stack_) {
           if (f.node->is_map() && f.has_key) path += f.key + ".";
         }
-        const ConfigError error(location_of(node->mark, path + node->scalar),
-                                "duplicate key (first given at line " +
-                                    std::to_string(first->key_mark.line) + "; remove one)");
+        const ConfigError error(
+            location_of(node->mark, path + node->scalar),
+            "duplicate key (first given at line " + std::to_string(first_line) + "; remove one)");
         if (diag_ == nullptr) throw error;
         diag_->add(error, false);
         top.has_key = true;
@@ -293,10 +302,52 @@ class TreeBuilder : public YAML::EventHandler {
       top.key = node->scalar;
       top.key_mark = node->mark;
       top.keys.insert(node->scalar);
+      // YAML 1.1's merge key: a plain `<<` (a quoted one is an ordinary key).
+      top.key_is_merge = node->scalar == "<<" && !node->quoted && node->tag.empty();
+      return;
+    }
+    top.has_key = false;
+    if (top.key_is_merge) {
+      top.key_is_merge = false;
+      top.merge = node;
+      top.merge_mark = top.key_mark;
+      top.merge_at = top.node->entries.size();
       return;
     }
     top.node->entries.push_back(YamlEntry{top.key, top.key_mark, node, ""});
-    top.has_key = false;
+  }
+
+  // Expands the map's merge key (`<<: *base` or `<<: [*a, *b]`) where it is written: every
+  // key of the merged maps that the map does not give itself, an earlier map of a list before
+  // a later one. The merged values keep the positions they are written at.
+  void expand_merge(Frame* frame) {
+    std::vector<const YamlNode*> sources;
+    const auto refuse = [&](const YamlNode& what) {
+      throw ConfigError(location_of(what.mark, ""),
+                        "the merge key `<<` takes a map or a list of maps (such as *defaults), "
+                        "got " +
+                            what.describe());
+    };
+    if (frame->merge->is_map()) {
+      sources.push_back(frame->merge.get());
+    } else if (frame->merge->is_sequence()) {
+      for (const YamlNodePtr& item : frame->merge->items) {
+        if (!item->is_map()) refuse(*item);
+        sources.push_back(item.get());
+      }
+    } else {
+      refuse(*frame->merge);
+    }
+    std::vector<YamlEntry> merged;
+    std::unordered_set<std::string> taken = frame->keys;
+    for (const YamlNode* source : sources) {
+      for (const YamlEntry& e : source->entries) {
+        if (taken.insert(e.key).second) merged.push_back(e);
+      }
+    }
+    std::vector<YamlEntry>& entries = frame->node->entries;
+    entries.insert(entries.begin() + static_cast<std::ptrdiff_t>(frame->merge_at), merged.begin(),
+                   merged.end());
   }
 
   std::string file_;

@@ -80,6 +80,10 @@ class YamlNode {
 // keys, more than one document, or input past the limits of config/limits.h (nesting depth,
 // values with aliases expanded); an empty document gives a null node. A duplicate key throws
 // too, unless `diag` is given: then each is recorded there and its later value dropped.
+// Merge keys are expanded (`<<: *base` or `<<: [*a, *b]`, YAML 1.1): the map gets each merged
+// key it does not give itself, an earlier map of a list winning over a later one; merged
+// values keep the positions they are written at. A merge value other than a map or a list of
+// maps throws.
 YamlNodePtr parse_yaml(const std::string& text, const std::string& file,
                        Diagnostics* diag = nullptr);
 
