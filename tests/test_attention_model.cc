@@ -145,7 +145,8 @@ TEST_CASE(
   const Workload fused = build_workload(h100_llama(AttentionBackend::kFused));
   const Workload unfused = build_workload(h100_llama(AttentionBackend::kUnfused));
   CHECK(fused.model_flops_per_step == Approx(unfused.model_flops_per_step));
-  CHECK(fused.hardware_flops_per_step < unfused.hardware_flops_per_step);
+  // HFU counts FLOPs as MFU does (the attention backend changes their time, not their count).
+  CHECK(fused.hardware_flops_per_step == Approx(unfused.hardware_flops_per_step));
   const ChunkWork& f = fused.stages[1].chunks[0];
   const ChunkWork& u = unfused.stages[1].chunks[0];
   CHECK(f.forward.compute_s < u.forward.compute_s);

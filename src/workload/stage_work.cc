@@ -191,7 +191,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
   double last_op_s = 0;  // the op just appended to the open segment's compute
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
-    pass->flops += op.flops();
+    pass->flops += op.model_flops();
     pass->model_flops += op.model_flops();
     if (op.kind == OpKind::kCpTransfer || op.cp_ring) {
       // The ring runs before the segment's compute: start a segment if compute came first.
@@ -206,7 +206,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
         // A transfer beside the block after it (an exposed one, e.g. all-to-all, runs alone).
         if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind == OpKind::kAttention) {
           const Op& block = ops[++i];
-          pass->flops += block.flops();
+          pass->flops += block.model_flops();
           pass->model_flops += block.model_flops();
           seg.ring.back().compute_s = timed(block, cm, pass);
           pass->compute_s += seg.ring.back().compute_s;
@@ -253,7 +253,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
       // The GEMM (and an FP8 cast before it) consumes the gathered chunks.
       while (i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
         const Op& next = ops[++i];
-        pass->flops += next.flops();
+        pass->flops += next.model_flops();
         pass->model_flops += next.model_flops();
         const double t = timed(next, cm, pass);
         seg.overlap_s += t;
@@ -263,7 +263,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
     } else if (op.overlaps_next && cm.tp_grad_overlap) {
       for (int n = 0; n < op.overlap_ops && i + 1 < ops.size() && !is_collective(ops[i + 1]); ++n) {
         const Op& next = ops[++i];
-        pass->flops += next.flops();
+        pass->flops += next.model_flops();
         pass->model_flops += next.model_flops();
         const double t = timed(next, cm, pass);
         seg.overlap_s += t;
@@ -289,10 +289,16 @@ void weights_needed(double params, double expert_params, Pass* pass) {
   pass->segments.back().expert_weight_params += expert_params;
 }
 
-// Marks `params` as having final gradients at the current end of `pass`.
-void grads_done(double params, Pass* pass) {
+// Marks `params` (and `expert_params` of routed experts, bucketed apart) as having final
+// gradients at the current end of `pass`, and closes the segment there: the next layer's
+// backward opens its own, so that buckets fill as each layer's gradients are produced
+// (Megatron-Core's DDP hooks, one per parameter), also where no TP collective splits the pass
+// (t = 1).
+void grads_done(double params, double expert_params, Pass* pass) {
   if (pass->segments.empty()) pass->segments.emplace_back();
   pass->segments.back().grad_params += params;
+  pass->segments.back().expert_grad_params += expert_params;
+  pass->segments.emplace_back();
 }
 
 // Drops a trailing empty segment left by a pass that ends with a collective.
@@ -710,7 +716,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         bwd_weights(out, 0);
         append_ops(stack_ops(output_backward_ops(dims)), cm, plan.tensor, kLayerOutput,
                    &ch.backward);
-        grads_done(out, &ch.backward);
+        grads_done(out, 0, &ch.backward);
         params += out;
         st_16bit_params += out;
       }
@@ -724,14 +730,14 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         append_ops(moe ? k.moe_recompute : k.recompute, k.tm, plan.tensor, layer, &ch.backward);
         append_ops(moe ? k.moe_bwd : k.bwd, k.tm, plan.tensor, layer, &ch.backward);
         // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
-        grads_done(moe ? moe_layer_params - apart_params : per_layer_params, &ch.backward);
-        if (moe) ch.backward.segments.back().expert_grad_params += apart_params;
+        grads_done(moe ? moe_layer_params - apart_params : per_layer_params,
+                   moe ? apart_params : 0, &ch.backward);
       }
       if (ch.has_embedding) {
         bwd_weights(embed, 0);
         append_ops(stack_ops(embedding_backward_ops(dims)), cm, plan.tensor, kLayerEmbedding,
                    &ch.backward);
-        grads_done(embed, &ch.backward);
+        grads_done(embed, 0, &ch.backward);
         params += embed;
         st_16bit_params += embed;
       }
