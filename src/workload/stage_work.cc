@@ -191,7 +191,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
   double last_op_s = 0;  // the op just appended to the open segment's compute
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
-    pass->flops += op.model_flops();
+    pass->flops += op.flops();
     pass->model_flops += op.model_flops();
     if (op.kind == OpKind::kCpTransfer || op.cp_ring) {
       // The ring runs before the segment's compute: start a segment if compute came first.
@@ -206,7 +206,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
         // A transfer beside the block after it (an exposed one, e.g. all-to-all, runs alone).
         if (op.overlaps_next && i + 1 < ops.size() && ops[i + 1].kind == OpKind::kAttention) {
           const Op& block = ops[++i];
-          pass->flops += block.model_flops();
+          pass->flops += block.flops();
           pass->model_flops += block.model_flops();
           seg.ring.back().compute_s = timed(block, cm, pass);
           pass->compute_s += seg.ring.back().compute_s;
@@ -253,7 +253,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
       // The GEMM (and an FP8 cast before it) consumes the gathered chunks.
       while (i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
         const Op& next = ops[++i];
-        pass->flops += next.model_flops();
+        pass->flops += next.flops();
         pass->model_flops += next.model_flops();
         const double t = timed(next, cm, pass);
         seg.overlap_s += t;
@@ -263,7 +263,7 @@ void append_ops(const std::vector<Op>& ops, const Timing& cm, int tensor, int la
     } else if (op.overlaps_next && cm.tp_grad_overlap) {
       for (int n = 0; n < op.overlap_ops && i + 1 < ops.size() && !is_collective(ops[i + 1]); ++n) {
         const Op& next = ops[++i];
-        pass->flops += next.model_flops();
+        pass->flops += next.flops();
         pass->model_flops += next.model_flops();
         const double t = timed(next, cm, pass);
         seg.overlap_s += t;
@@ -742,8 +742,11 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         st_16bit_params += embed;
       }
       finish(&ch.backward);
-      ch.backward.model_flops -= (ch.num_layers - moe_layers) * gemm_flops(low.recompute) +
-                                 moe_layers * gemm_flops(low.moe_recompute);
+      // Model FLOPs leave the recomputed ops out; HFU counts them (each as model FLOPs count
+      // it, so that HFU equals MFU without recomputation and exceeds it with).
+      const double recomputed = (ch.num_layers - moe_layers) * gemm_flops(low.recompute) +
+                                moe_layers * gemm_flops(low.moe_recompute);
+      ch.backward.model_flops -= recomputed;
       ch.params_per_gpu = params;
       st.expert_params_per_gpu += expert_params;
       if (moe_layers > 0) st.memory.dispatch_buffers = moe_dispatch_buffer_bytes(model, plan);
@@ -763,7 +766,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       st.compute.add(ch.backward.classes, plan.num_microbatches);
       const double replicas = t * d * plan.num_microbatches;
       w.model_flops_per_step += replicas * (ch.forward.model_flops + ch.backward.model_flops);
-      w.hardware_flops_per_step += replicas * (ch.forward.flops + ch.backward.flops);
+      w.hardware_flops_per_step +=
+          replicas * (ch.forward.model_flops + ch.backward.model_flops + recomputed);
     }
     const double params = st.params_per_gpu;
     // Expert weights: their gradients reduce and their optimizer state shards over the

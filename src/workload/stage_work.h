@@ -70,11 +70,8 @@ struct Segment {
 struct Pass {
   std::vector<Segment> segments;
   double compute_s = 0;    // sum of compute_s + overlap_s
-  // FLOPs HFU counts: the model's and the recomputed ones, each as model_flops counts it
-  // (Megatron's convention, not what the kernels run: a fused attention backward runs 2.5 x
-  // its forward), so HFU equals MFU without recomputation and exceeds it with.
-  double flops = 0;
-  double model_flops = 0;  // FLOPs of the model itself (no recomputation; layer_ops.h)
+  double flops = 0;        // FLOPs executed (hardware FLOPs)
+  double model_flops = 0;  // FLOPs of the model itself (no recomputation)
   int collectives = 0;     // TP collectives in the pass
   double tp_bytes = 0;     // their summed buffers
   int ring_steps = 0;      // context-parallel ring steps with a transfer
