@@ -706,6 +706,12 @@ def run_fits():
     fl["backward_half_seq"] = h100["eff"]["bf16"]["flash"]["backward_half_seq"]
     fit(b200, pts("b200", "bf16", "attention", "flash", True),
         [lambda v: fl.__setitem__("backward", v)], [0.4], [0.05], [1.0])
+    # The backward points are head dim 64 only, and the one head-dim term is the forward's (no
+    # gain from 128 to 256 there): as measured, every head dim would run at the hd64 fraction,
+    # and an hd128 FP8 backward slower than the H100's FA3. The H100 FA3 backward's gain from
+    # hd64 to hd128 (as its ramp) states the fraction at hd128, the shipped models' head dim.
+    h = h100["eff"]["bf16"]["flash"]["half_head_dim"]
+    fl["backward"] *= (128.0 / (128.0 + h)) / (64.0 / (64.0 + h))
     copy_attention(b200["eff"]["fp16"]["flash"], fl)
     for p in ("bf16", "fp16", "fp8"):
         copy_attention(b200["eff"][p]["fused"], gb["eff"][p]["fused"])
@@ -733,7 +739,8 @@ def run_fits():
         "tmoreau89/triton (2886 / 2810 TFLOPS, 10k + 10k iterations); its per-tensor FP8 K "
         "sweep is a check. FP4 GEMM: the GB200's cuBLASLt fractions.",
         "Attention flash = FlashAttention-4 (forward: commits 34625094, e122e67c at a locked "
-        "1965 MHz; backward: two hd64 points of 9848f9a0 with the H100 FA3 backward ramp). "
+        "1965 MHz; backward: two hd64 points of 9848f9a0 with the H100 FA3 backward ramp and "
+        "its gain from hd64 to hd128). "
         "fused = cuDNN: the GB200's fitted fractions (same die; NVIDIA/cudnn-frontend "
         "sdpa_benchmark_training); the B200 cuDNN 9.13 rows through PyTorch are a check. FP8 "
         "FlashAttention: FA4 MXFP8 1902 vs BF16 1540 TFLOP/s at one shape (commit 0bf487c5), "

@@ -14,9 +14,10 @@ TEST_CASE("backward GEMM FLOPs are exactly twice forward", "[workload]") {
       make_layer_dims(gpt_model(4, 1024, 16, 512, 1000), plan(2, 1, 1, 2, 1, ScheduleKind::k1F1B));
   CHECK(gemm_flops(layer_backward_ops(d)) == Approx(2 * gemm_flops(layer_forward_ops(d))));
   CHECK(gemm_flops(output_backward_ops(d)) == Approx(2 * gemm_flops(output_forward_ops(d))));
-  // 24 b s h^2 + 4 b s^2 h per layer, split over t = 2.
+  // 24 b s h^2 + 2 b s^2 h per layer (Megatron-LM: the causal mask halves the scores), split
+  // over t = 2.
   const double b = 2, s = 512, h = 1024;
-  CHECK(gemm_flops(layer_forward_ops(d)) == Approx((24 * b * s * h * h + 4 * b * s * s * h) / 2));
+  CHECK(gemm_flops(layer_forward_ops(d)) == Approx((24 * b * s * h * h + 2 * b * s * s * h) / 2));
 }
 
 TEST_CASE("grouped-query attention and SwiGLU change the GEMM FLOPs as they should", "[workload]") {
@@ -29,7 +30,7 @@ TEST_CASE("grouped-query attention and SwiGLU change the GEMM FLOPs as they shou
   const LayerDims d = make_layer_dims(m, plan(8, 1, 1, 1, 1, ScheduleKind::k1F1B));
   const double b = 1, s = 8192, h = 8192, g = 8, a = 64, f = 28672, t = 8;
   const double qkv = 2 * b * s * h * (h + 2 * h * g / a);
-  const double attention = 4 * b * s * s * h;
+  const double attention = 2 * b * s * s * h;  // causal: half of 4 b s^2 h
   const double proj = 2 * b * s * h * h;
   const double mlp = 3 * 2 * b * s * h * f;  // gate, up and down projections
   CHECK(gemm_flops(layer_forward_ops(d)) == Approx((qkv + attention + proj + mlp) / t));

@@ -111,19 +111,19 @@ TEST_CASE("trident plan --max-simulations stops early and says what it did not p
   const json whole = plan_json(base);
   REQUIRE(whole["proven"].get<bool>());
   const long needed = whole["candidates"]["simulated"].get<long>();
-  REQUIRE(needed > 3);
+  REQUIRE(needed > 2);
   // A budget below what the proof needs: the first candidates in bound order, unproven.
   std::vector<std::string> args = base;
-  args.insert(args.end(), {"--max-simulations", "3"});
+  args.insert(args.end(), {"--max-simulations", "2"});
   const json cut = plan_json(args);
   CHECK_FALSE(cut["proven"].get<bool>());
-  CHECK(cut["candidates"]["simulated"].get<long>() == 3);
+  CHECK(cut["candidates"]["simulated"].get<long>() == 2);
   CHECK(cut["candidates"]["pruned_by_bound"].get<long>() == 0);
   CHECK(cut["candidates"]["not_simulated"].get<long>() ==
-        cut["candidates"]["fitting"].get<long>() - 3);
+        cut["candidates"]["fitting"].get<long>() - 2);
   REQUIRE(cut["plans"].size() == 2);
-  // The best of three is no faster than the proven best; unproven because the least bound
-  // left unsimulated could still beat the second of the three.
+  // The best of two is no faster than the proven best; unproven because the least bound
+  // left unsimulated could still beat the second of the two.
   const double best = whole["plans"][0]["step_time_s"].get<double>();
   CHECK(cut["plans"][0]["step_time_s"].get<double>() >= best);
   CHECK(cut["unsimulated_lower_bound_s"].get<double>() <=
@@ -134,7 +134,7 @@ TEST_CASE("trident plan --max-simulations stops early and says what it did not p
   std::vector<std::string> table = {"plan"};
   table.insert(table.end(), args.begin(), args.end());
   const CliResult t = run_trident(table);
-  CHECK(t.out.find("not proven: --max-simulations 3 reached") != std::string::npos);
+  CHECK(t.out.find("not proven: --max-simulations 2 reached") != std::string::npos);
   args.back() = std::to_string(needed);
   CHECK(plan_json(args) == whole);
 }

@@ -75,11 +75,11 @@ TEST_CASE("the shipped GPT-3 175B scenario reports every key, plausibly", "[cli]
   CHECK(j["dp_comm_exposed_s"].get<double>() > 0);
   REQUIRE(j["stages"].size() == 8);
   for (const auto& s : j["stages"]) CHECK(s["num_layers"] == 12);
-  // Throughput and model FLOP rate agree on the model FLOPs per token that Korthikanti et al.
-  // 2022 (eq. 7) give: 72 l h^2 (1 + s/(6h) + V/(12 l h)) for l = 96, h = 12288, s = 2048,
-  // V = 51200.
+  // Throughput and model FLOP rate agree on the model FLOPs per token that Megatron-LM's
+  // num_floating_point_operations gives (Korthikanti et al. 2022, eq. 7, causal scores halved):
+  // 72 l h^2 (1 + s/(12h) + V/(12 l h)) for l = 96, h = 12288, s = 2048, V = 51200.
   const double l = 96, h = 12288, s = 2048, v = 51200;
-  const double flops_per_token = 72 * l * h * h * (1 + s / (6 * h) + v / (12 * l * h));
+  const double flops_per_token = 72 * l * h * h * (1 + s / (12 * h) + v / (12 * l * h));
   CHECK(j["model_tflops_per_gpu"].get<double>() * 1e12 * 1024 / j["tokens_per_s"].get<double>() ==
         Approx(flops_per_token).epsilon(1e-3));
 }

@@ -2,8 +2,10 @@
 // activation and state memory per stage, recomputation, interleaving and uneven splits.
 #include <catch2/catch.hpp>
 
+#include "config/scenario.h"
 #include "test_support.h"
 #include "workload/layer_ops.h"
+#include "workload/moe_model.h"
 #include "workload/stage_work.h"
 
 using namespace trident;
@@ -11,9 +13,10 @@ using namespace trident::testing;
 
 namespace {
 
-// Korthikanti et al. 2022, eq. 7: model FLOPs of one step (no recomputation).
+// Megatron-LM's num_floating_point_operations for a GPT (MHA, 4h MLP, no gating): Korthikanti
+// et al. 2022, eq. 7 with the causal mask halving the attention scores (s / (12 h), not s / (6 h)).
 double model_flops_formula(double B, double l, double s, double h, double V) {
-  return 72 * B * l * s * h * h * (1 + s / (6 * h) + V / (12 * h * l));
+  return 72 * B * l * s * h * h * (1 + s / (12 * h) + V / (12 * h * l));
 }
 
 }  // namespace
@@ -34,15 +37,41 @@ TEST_CASE("step FLOPs equal the Megatron model-FLOPs formula", "[workload]") {
   }
 }
 
+TEST_CASE("MFU's model FLOPs are Megatron-LM's num_floating_point_operations; HFU adds recompute",
+          "[workload]") {
+  // Shipped scenarios with GQA and SwiGLU (Llama 3), at their long sequences and under
+  // context parallelism, FP8 and every recomputation: the model FLOPs of a step equal
+  // Megatron-LM's formula (moe_model.h megatron_model_flops), whatever the plan; the FLOPs HFU
+  // counts equal them without recomputation and exceed them with.
+  for (const char* file : {"scenarios/llama3-8b-dgx-h100.yaml",
+                           "scenarios/llama3-70b-32k-cp-dgx-h100.yaml",
+                           "scenarios/llama3-70b-dgx-h100.yaml"}) {
+    for (const char* recompute : {"none", "selective", "full"}) {
+      const Scenario sc =
+          load_scenario(source_path(file), {std::string("plan.recompute=") + recompute});
+      const Workload w = build_workload(sc);
+      CAPTURE(file, recompute);
+      CHECK(w.model_flops_per_step ==
+            Approx(megatron_model_flops(sc.model, sc.plan.global_batch_size)).epsilon(1e-12));
+      CHECK(w.megatron_flops_per_step == Approx(w.model_flops_per_step).epsilon(1e-12));
+      if (std::string(recompute) == "none") {
+        CHECK(w.hardware_flops_per_step == Approx(w.model_flops_per_step).epsilon(1e-12));
+      } else {
+        CHECK(w.hardware_flops_per_step > w.model_flops_per_step);
+      }
+    }
+  }
+}
+
 TEST_CASE("full recomputation adds one forward pass: F = 96 B s l h^2 (...)", "[workload]") {
   Scenario sc = scenario(a100_cluster(128), gpt_model(96, 12288, 96, 2048, 51200),
                          plan(8, 8, 16, 1, 96, ScheduleKind::k1F1B));
   sc.plan.recompute = Recompute::kFull;
   const Workload w = build_workload(sc);
   const double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
-  // Narayanan et al. 2021: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)).
+  // Narayanan et al. 2021: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)), with the scores halved.
   CHECK(w.hardware_flops_per_step ==
-        Approx(96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h))).epsilon(1e-12));
+        Approx(96 * B * s * l * h * h * (1 + s / (12 * h) + V / (16 * l * h))).epsilon(1e-12));
   CHECK(w.model_flops_per_step == Approx(model_flops_formula(B, l, s, h, V)).epsilon(1e-12));
 }
 
@@ -52,8 +81,10 @@ TEST_CASE("selective recomputation re-runs only the attention core", "[workload]
   sc.plan.recompute = Recompute::kSelective;
   const Workload w = build_workload(sc);
   const double B = 1536, s = 2048, l = 96, h = 12288, V = 51200;
+  // The model's FLOPs and the attention core's forward once more (2 B s^2 h l, causal).
   CHECK(w.hardware_flops_per_step ==
-        Approx(72 * B * l * s * h * h * (1 + 2 * s / (9 * h) + V / (12 * h * l))).epsilon(1e-12));
+        Approx(72 * B * l * s * h * h * (1 + s / (9 * h) + V / (12 * h * l))).epsilon(1e-12));
+  CHECK(w.hardware_flops_per_step > w.model_flops_per_step);
 }
 
 TEST_CASE("parameter count equals the Megatron formula", "[workload]") {
@@ -168,8 +199,7 @@ TEST_CASE("uneven pipeline splits put the given layers on each stage", "[workloa
   CHECK(w.stages[11].chunks[0].first_layer == 65);
   // FLOPs still add up to the whole model.
   const double B = 12, l = 70, s = 2048, h = 14336, V = 250880;
-  CHECK(w.model_flops_per_step ==
-        Approx(72 * B * l * s * h * h * (1 + s / (6 * h) + V / (12 * h * l))).epsilon(1e-12));
+  CHECK(w.model_flops_per_step == Approx(model_flops_formula(B, l, s, h, V)).epsilon(1e-12));
 }
 
 TEST_CASE("tensor-core kernels inside a step run at gpu.efficiency.in_training of isolated",

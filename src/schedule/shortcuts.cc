@@ -34,15 +34,17 @@ Shortcut decide_fused_tp(const PlanSpec& plan, const RankMap& ranks, bool ep) {
         "pipeline neighbours share an NVLink island: their transfers meet the TP "
         "collectives on NVLink");
   }
-  // Parameter gathers and sharded-gradient reductions run beside every pass; inside an island
-  // they share NVLink with the TP collectives.
+  // Parameter gathers and sharded-gradient reductions run beside every pass, overlapped
+  // gradient buckets beside the last micro-batch's backward; inside an island they share
+  // NVLink with the TP collectives.
   const bool dp_beside_passes =
-      plan.data_context() > 1 && (plan.shards_gradients() || plan.overlap_param_gather);
+      plan.data_context() > 1 &&
+      (plan.shards_gradients() || plan.overlap_param_gather || plan.overlap_grad_reduce);
   if (dp_beside_passes && !ranks.data_groups_one_per_island()) {
     return off(
         "data-parallel gathers or reductions run beside the passes (sharded data parallelism, "
-        "overlap_param_gather) and a data-parallel group has several members in one NVLink "
-        "island: they meet the TP collectives on NVLink");
+        "overlap_param_gather, overlap_grad_reduce) and a data-parallel group has several "
+        "members in one NVLink island: they meet the TP collectives on NVLink");
   }
   if (plan.context > 1) {
     return on(
@@ -152,7 +154,8 @@ std::vector<int> shortcut_key(const PlanSpec& p) {
                           p.expert_tensor(),
                           static_cast<int>(p.moe_dispatcher),
                           static_cast<int>(p.dp_sharding),
-                          p.overlap_param_gather ? 1 : 0};
+                          p.overlap_param_gather ? 1 : 0,
+                          p.overlap_grad_reduce ? 1 : 0};
   for (ParallelDim d : p.placement) key.push_back(static_cast<int>(d));
   return key;
 }

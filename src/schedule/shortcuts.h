@@ -95,8 +95,8 @@ SimulatedScope fewest_activities_scope(const PlanSpec& plan, const ModelSpec& mo
 // The fast-fidelity scopes (simulated_scope of decide_shortcuts) of the plans of one search on
 // one model and cluster, decided once per shortcut key: the plan fields decide_shortcuts reads
 // (the rank map's sizes, placement and islands used; expert parallelism and its dispatcher;
-// sharding and overlap_param_gather). A field decide_shortcuts comes to read must enter the
-// key (shortcuts.cc shortcut_key).
+// sharding, overlap_param_gather and overlap_grad_reduce). A field decide_shortcuts comes to
+// read must enter the key (shortcuts.cc shortcut_key).
 class ScopeMemo {
  public:
   // Returns simulated_scope(plan, decide_shortcuts(plan on model and cluster, kFast)).

@@ -58,12 +58,12 @@ struct AttentionShape {
   }
   // FLOPs of the pass: the backward runs 2.5 x the forward (FlashAttention-2 paper, sec. 4.1).
   double flops(bool backward) const { return forward_flops() * (backward ? 2.5 : 1.0); }
-  // Megatron's model FLOPs of the pass: 4 b s^2 d h forward, twice that backward, no mask;
-  // a block of a causal attention counts twice what it runs, as the whole attention does.
-  double model_flops(bool backward) const {
-    return 4 * batch * s * keys() * head_dim * heads * (causal_part ? 2.0 : 1.0) *
-           (backward ? 2.0 : 1.0);
-  }
+  // Megatron-LM's model FLOPs of the pass (num_floating_point_operations: the s / h / 2 term,
+  // "only half of the attention matrix is non-zero"): the causal mask halves 4 b s^2 d h
+  // forward, the backward counts twice the forward. A block of a causal attention counts what
+  // it runs (the diagonal block causal, the others whole), so the blocks of one attention sum
+  // to the attention's count.
+  double model_flops(bool backward) const { return forward_flops() * (backward ? 2.0 : 1.0); }
 };
 
 class ComputeModel {

@@ -19,6 +19,14 @@ Op gemm(const char* name, double m, double n, double k, double batch = 1) {
   return op;
 }
 
+// A GEMM over a causal attention's s x s scores (unfused attention): it runs the whole
+// matrix, but Megatron-LM's model FLOPs count the half the causal mask keeps.
+Op score_gemm(const char* name, double m, double n, double k, double batch) {
+  Op op = gemm(name, m, n, k, batch);
+  op.model_flops_scale = 0.5;
+  return op;
+}
+
 Op memory(const char* name, double bytes) {
   Op op;
   op.name = name;
@@ -235,10 +243,10 @@ std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe) {
     if (d.rope) add(&ops, memory("rope", 2 * tokens * (d.hd * (d.a + d.g)) / d.t * e));  // Q, K
   }
   if (d.attention == AttentionBackend::kUnfused) {
-    add(&ops, gemm("attn_scores", d.s, d.s, hd, d.b * heads));
+    add(&ops, score_gemm("attn_scores", d.s, d.s, hd, d.b * heads));
     add(&ops, memory("softmax", 2 * score_elems * e));
     if (d.attention_dropout) add(&ops, memory("attn_dropout", score_elems * (2 * e + 1)));
-    add(&ops, gemm("attn_values", d.s, hd, d.s, d.b * heads));
+    add(&ops, score_gemm("attn_values", d.s, hd, d.s, d.b * heads));
   } else if (d.cp > 1) {
     for (Op& op : cp_attention_ops(d, false)) add(&ops, std::move(op));
   } else {
@@ -314,12 +322,12 @@ std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe) {
   add(&ops, linear("attn_proj_dgrad", tokens, d.q_dim / d.t, d.h));
   add(&ops, linear("attn_proj_wgrad", d.q_dim / d.t, d.h, tokens));
   if (d.attention == AttentionBackend::kUnfused) {
-    add(&ops, gemm("attn_values_bwd_probs", d.s, d.s, hd, d.b * heads));
-    add(&ops, gemm("attn_values_bwd_values", d.s, hd, d.s, d.b * heads));
+    add(&ops, score_gemm("attn_values_bwd_probs", d.s, d.s, hd, d.b * heads));
+    add(&ops, score_gemm("attn_values_bwd_values", d.s, hd, d.s, d.b * heads));
     if (d.attention_dropout) add(&ops, memory("attn_dropout_bwd", score_elems * (2 * e + 1)));
     add(&ops, memory("softmax_bwd", 3 * score_elems * e));
-    add(&ops, gemm("attn_scores_bwd_q", d.s, hd, d.s, d.b * heads));
-    add(&ops, gemm("attn_scores_bwd_k", d.s, hd, d.s, d.b * heads));
+    add(&ops, score_gemm("attn_scores_bwd_q", d.s, hd, d.s, d.b * heads));
+    add(&ops, score_gemm("attn_scores_bwd_k", d.s, hd, d.s, d.b * heads));
   } else if (d.cp > 1) {
     for (Op& op : cp_attention_ops(d, true)) add(&ops, std::move(op));
   } else {

@@ -290,10 +290,16 @@ void weights_needed(double params, double expert_params, Pass* pass) {
   pass->segments.back().expert_weight_params += expert_params;
 }
 
-// Marks `params` as having final gradients at the current end of `pass`.
-void grads_done(double params, Pass* pass) {
+// Marks `params` (and `expert_params` of routed experts, bucketed apart) as having final
+// gradients at the current end of `pass`, and closes the segment there: the next layer's
+// backward opens its own, so that buckets fill as each layer's gradients are produced
+// (Megatron-Core's DDP hooks, one per parameter), also where no TP collective splits the pass
+// (t = 1).
+void grads_done(double params, double expert_params, Pass* pass) {
   if (pass->segments.empty()) pass->segments.emplace_back();
   pass->segments.back().grad_params += params;
+  pass->segments.back().expert_grad_params += expert_params;
+  pass->segments.emplace_back();
 }
 
 // Drops a trailing empty segment left by a pass that ends with a collective.
@@ -728,7 +734,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         bwd_weights(out, 0);
         append_ops(stack_ops(output_backward_ops(dims)), cm, plan.tensor, kLayerOutput,
                    &ch.backward);
-        grads_done(out, &ch.backward);
+        grads_done(out, 0, &ch.backward);
         params += out;
         st_16bit_params += out;
       }
@@ -749,8 +755,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         mtp_recompute_flops += gemm_flops(again);
         append_ops(mtp_moe ? low.moe_bwd : low.bwd, low.tm, plan.tensor, layer, &ch.backward);
         append_ops(stack_ops(mtp_head_backward_ops(dims)), cm, plan.tensor, layer, &ch.backward);
-        grads_done(mtp_depth - mtp_apart, &ch.backward);
-        ch.backward.segments.back().expert_grad_params += mtp_apart;
+        grads_done(mtp_depth - mtp_apart, mtp_apart, &ch.backward);
         params += mtp_depth;
         expert_params += mtp_apart;
         low_params += mtp_depth;
@@ -771,7 +776,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         const double word = ch.has_embedding || (tied && ch.has_output) ? 0 : vocab_params;
         const double copies = word + (ch.has_embedding ? 0 : pos_params) +
                               (ch.has_output || tied ? 0 : vocab_params);
-        grads_done(copies, &ch.backward);
+        grads_done(copies, 0, &ch.backward);
         params += copies;
         st_16bit_params += copies;
         if (mtp_moe) st.memory.dispatch_buffers = moe_dispatch_buffer_bytes(model, plan);
@@ -787,21 +792,23 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         append_ops(moe ? k.moe_recompute : k.recompute, k.tm, plan.tensor, layer, &ch.backward);
         append_ops(moe ? k.moe_bwd : k.bwd, k.tm, plan.tensor, layer, &ch.backward);
         // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
-        grads_done(moe ? moe_layer_params - apart_params : per_layer_params, &ch.backward);
-        if (moe) ch.backward.segments.back().expert_grad_params += apart_params;
+        grads_done(moe ? moe_layer_params - apart_params : per_layer_params,
+                   moe ? apart_params : 0, &ch.backward);
       }
       if (ch.has_embedding) {
         bwd_weights(embed, 0);
         append_ops(stack_ops(embedding_backward_ops(dims)), cm, plan.tensor, kLayerEmbedding,
                    &ch.backward);
-        grads_done(embed, &ch.backward);
+        grads_done(embed, 0, &ch.backward);
         params += embed;
         st_16bit_params += embed;
       }
       finish(&ch.backward);
-      ch.backward.model_flops -= mtp_recompute_flops;
-      ch.backward.model_flops -= (ch.num_layers - moe_layers) * gemm_flops(low.recompute) +
-                                 moe_layers * gemm_flops(low.moe_recompute);
+      // Model FLOPs leave the recomputed ops out; HFU counts them (each as model FLOPs count
+      // it, so that HFU equals MFU without recomputation and exceeds it with).
+      const double recomputed = (ch.num_layers - moe_layers) * gemm_flops(low.recompute) +
+                                moe_layers * gemm_flops(low.moe_recompute) + mtp_recompute_flops;
+      ch.backward.model_flops -= recomputed;
       ch.params_per_gpu = params;
       st.expert_params_per_gpu += expert_params;
       if (moe_layers > 0) st.memory.dispatch_buffers = moe_dispatch_buffer_bytes(model, plan);
@@ -821,7 +828,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       st.compute.add(ch.backward.classes, plan.num_microbatches);
       const double replicas = t * d * plan.num_microbatches;
       w.model_flops_per_step += replicas * (ch.forward.model_flops + ch.backward.model_flops);
-      w.hardware_flops_per_step += replicas * (ch.forward.flops + ch.backward.flops);
+      w.hardware_flops_per_step +=
+          replicas * (ch.forward.model_flops + ch.backward.model_flops + recomputed);
     }
     const double params = st.params_per_gpu;
     // Expert weights: their gradients reduce and their optimizer state shards over the
