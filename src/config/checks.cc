@@ -121,6 +121,13 @@ std::vector<SpecIssue> model_issues(const ModelSpec& m) {
         "num_query_groups " + str(m.num_query_groups) + " does not divide num_attention_heads " +
             str(m.num_attention_heads));
   }
+  // Megatron-Core TransformerConfig.__post_init__ (transformer_config.py): the aux-loss-free
+  // expert bias works with sigmoid and sqrtsoftplus scores only.
+  if (m.moe_router_enable_expert_bias && m.moe_router_score_function == "softmax") {
+    add(&issues, {"model.moe_router_enable_expert_bias", "model.moe_router_score_function"},
+        "moe_router_enable_expert_bias needs moe_router_score_function sigmoid or sqrtsoftplus "
+        "(Megatron-Core refuses the expert bias with softmax scores)");
+  }
   return issues;
 }
 
@@ -168,6 +175,28 @@ void context_parallel_issues(const PlanSpec& p, const ModelSpec& m, const Cluste
             " needs fused attention (Transformer Engine's context-parallel attention); "
             "attention_backend resolves to unfused (expected flash or fused, or a GPU with "
             "cluster.gpu.architecture)");
+  }
+}
+
+// Megatron-Core TransformerConfig.__post_init__'s rules for recompute_modules under selective
+// recomputation.
+void recompute_module_issues(const PlanSpec& p, const ModelSpec& m,
+                             std::vector<SpecIssue>* issues) {
+  if (p.recompute != Recompute::kSelective) return;
+  if (p.recomputes(kRecomputeMoeAct) && !p.moe_grouped_gemm) {
+    add(issues, {"plan.recompute_modules", "plan.moe_grouped_gemm"},
+        "recompute_modules moe_act needs moe_grouped_gemm true (Megatron-Core recomputes the "
+        "activation of the grouped experts only)");
+  }
+  if (p.recomputes(kRecomputeMlaUpProj) && !m.multi_latent_attention) {
+    add(issues, {"plan.recompute_modules", "model.multi_latent_attention"},
+        "recompute_modules mla_up_proj needs multi_latent_attention true");
+  }
+  if (p.recomputes(kRecomputeSharedExperts) && p.moe_shared_expert_overlap &&
+      m.moe_shared_expert_intermediate_size > 0) {
+    add(issues, {"plan.recompute_modules", "plan.moe_shared_expert_overlap"},
+        "recompute_modules shared_experts cannot work with moe_shared_expert_overlap "
+        "(Megatron-Core refuses the pair)");
   }
 }
 }  // namespace
@@ -239,6 +268,14 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
               "device_to_host_bandwidth");
     }
   }
+  if (p.activation_offload != 0) {
+    // Megatron-Core fine-grained activation offloading (TransformerConfig.offload_modules):
+    // read and validated, not simulated yet.
+    add(&issues, {"plan.activation_offload"},
+        "activation_offload is not modelled: its device-to-host and host-to-device copies "
+        "beside the compute are not simulated yet (expected the key left out)");
+  }
+  recompute_module_issues(p, m, &issues);
   if (p.fp8_attention && p.precision != Precision::kFp8) {
     add(&issues, {"plan.fp8_attention", "plan.precision"},
         std::string("fp8_attention needs precision fp8 (precision is ") +
@@ -378,6 +415,12 @@ void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssu
               " needs a model with experts (model.num_experts is not set)");
     }
     return;
+  }
+  // Megatron-Core transformer_config.py: "Bias in Moe is only supported when ETP==1".
+  if (m.expert_biases() && p.expert_tensor() != 1) {
+    add(issues, {"model.add_bias_linear", "plan.expert_tensor_parallel_size"},
+        "add_bias_linear with experts needs expert_tensor_parallel_size 1 (it is " +
+            str(p.expert_tensor()) + "; Megatron-Core supports expert biases only then)");
   }
   if (m.num_experts % p.expert_parallel != 0) {
     add(issues, {"plan.expert_model_parallel_size", "model.num_experts"},

@@ -67,10 +67,9 @@ const std::map<std::string, Arg>& known_args() {
       {"--exp-avg-dtype", {Use::kPlan, false, "exp_avg_dtype"}},
       {"--exp-avg-sq-dtype", {Use::kPlan, false, "exp_avg_sq_dtype"}},
       {"--data-parallel-sharding-strategy", {Use::kPlan, false, "data_parallel_sharding_strategy"}},
-      // Megatron-Core FSDP runs the strategy above; FSDP itself changes nothing else trident
-      // models.
-      {"--use-megatron-fsdp", {Use::kIgnored, true, "the sharding strategy says what it does"}},
-      {"--use-custom-fsdp", {Use::kIgnored, true, "the sharding strategy says what it does"}},
+      // Megatron-Core FSDP: plan.fsdp (optim_grads_params unless the strategy is given).
+      {"--use-megatron-fsdp", {Use::kPlan, true, "fsdp"}},
+      {"--use-custom-fsdp", {Use::kPlan, true, "fsdp"}},
       // Averaging inside the reduction instead of scaling before it: the same bytes.
       {"--ddp-average-in-collective", {Use::kIgnored, true, "same bytes and flows"}},
       {"--recompute-granularity", {Use::kPlan, false, "recompute"}},
@@ -106,15 +105,16 @@ const std::map<std::string, Arg>& known_args() {
       {"--moe-router-num-groups", {Use::kModel, false, "moe_router_num_groups"}},
       {"--moe-router-group-topk", {Use::kModel, false, "moe_router_group_topk"}},
       // Router details that decide which experts a token picks, not how many tokens move:
-      // trident routes balanced (plus moe_expert_load_imbalance) whatever the scores.
-      {"--moe-router-score-function",
-       {Use::kIgnored, false, "softmax or sigmoid scores: the same top-k traffic"}},
-      {"--moe-router-enable-expert-bias",
-       {Use::kIgnored, true, "aux-loss-free balancing bias (E numbers per layer)"}},
+      // model settings that trident validates (the expert bias needs sigmoid scores) and routes
+      // balanced (plus moe_expert_load_imbalance) whatever they say.
+      {"--moe-router-score-function", {Use::kModel, false, "moe_router_score_function"}},
+      {"--moe-router-enable-expert-bias", {Use::kModel, true, "moe_router_enable_expert_bias"}},
       {"--moe-router-bias-update-rate", {Use::kIgnored, false, "the expert bias's update rate"}},
       {"--moe-router-topk-scaling-factor",
-       {Use::kIgnored, false, "scales the routing weights, not the traffic"}},
-      {"--moe-router-pre-softmax", {Use::kIgnored, true, "softmax before top-k: same traffic"}},
+       {Use::kModel, false, "moe_router_topk_scaling_factor"}},
+      {"--moe-router-pre-softmax", {Use::kModel, true, "moe_router_pre_softmax"}},
+      {"--moe-router-force-load-balancing",
+       {Use::kPlan, true, "moe_router_force_load_balancing"}},
       {"--moe-z-loss-coeff", {Use::kIgnored, false, "a loss coefficient"}},
       {"--moe-token-drop-policy",
        {Use::kIgnored, false, "which tokens are dropped, not how many (the capacity factor)"}},
@@ -134,8 +134,16 @@ const std::map<std::string, Arg>& known_args() {
       {"--moe-pad-expert-input-to-capacity",
        {Use::kPlan, true, "moe_pad_expert_input_to_capacity"}},
       {"--moe-shared-expert-overlap", {Use::kPlan, true, "moe_shared_expert_overlap"}},
-      {"--moe-grouped-gemm",
-       {Use::kIgnored, true, "trident times the experts as one grouped GEMM"}},
+      // Megatron's default is false (SequentialMLP); set after the loop for MoE models.
+      {"--moe-grouped-gemm", {Use::kSpecial, true, ""}},
+      {"--disable-bias-linear", {Use::kSpecial, true, ""}},
+      {"--qk-layernorm", {Use::kModel, true, "qk_layernorm"}},
+      {"--rotary-base", {Use::kModel, false, "rotary_base"}},
+      {"--rotary-scaling-factor", {Use::kModel, false, "rotary_scaling_factor"}},
+      {"--no-overlap-p2p-communication", {Use::kSpecial, true, ""}},
+      // Megatron-Core fine-grained activation offloading (TransformerConfig.offload_modules):
+      // plan.activation_offload, with --offload-modules.
+      {"--fine-grained-activation-offloading", {Use::kSpecial, true, ""}},
       {"--moe-router-load-balancing-type",
        {Use::kIgnored, false,
         "the balancing loss; routing imbalance is "
@@ -213,7 +221,6 @@ bool is_ignored(const std::string& name, std::string* why) {
       "--transformer-impl",
       "--norm-epsilon",
       "--rotary-",
-      "--disable-bias-linear",
       "--no-masked-softmax-fusion",
       "--no-bias-",
       "--attention-softmax-in-fp32",
@@ -231,7 +238,6 @@ bool is_ignored(const std::string& name, std::string* why) {
       "--bias-",
       "--no-rope-fusion",
       "--apply-layernorm-1p",
-      "--qk-layernorm",
       "--hysteresis",
       "--loss-scale",
       "--initial-loss-scale",
@@ -256,9 +262,10 @@ std::string yaml_scalar(const std::string& value) {
                       c == '_' || c == '+');
   }
   if (plain) return value;
-  // A flow list of integers (the expanded --moe-layer-freq) stays a list.
+  // A flow list of integers (the expanded --moe-layer-freq) or of module names
+  // (--recompute-modules) stays a list.
   if (value.size() >= 2 && value.front() == '[' && value.back() == ']' &&
-      value.find_first_not_of("0123456789, ", 1) == value.size() - 1) {
+      value.find_first_not_of("0123456789, abcdefghijklmnopqrstuvwxyz_", 1) == value.size() - 1) {
     return value;
   }
   std::string q = "'";
@@ -336,7 +343,7 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
                             " (trident models no host launch gaps for graphs to remove)");
       continue;
     }
-    if (name == "--recompute-modules") {
+    if (name == "--recompute-modules" || name == "--offload-modules") {
       given[name] = all_values();
       continue;
     }
@@ -410,11 +417,21 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   }
   if (has("--moe-flex-dispatcher-backend")) {
     const std::string b = get("--moe-flex-dispatcher-backend");
-    if (b != "deepep") {
+    if (b == "deepep" || b == "hybridep") {
+      plan["moe_flex_dispatcher_backend"] = b;
+    } else {
       refused.push_back("--moe-flex-dispatcher-backend " + b +
-                        " (trident models the deepep backend only: DeepEP's normal kernels)");
+                        " (trident models deepep and hybridep, expected one of them)");
     }
   }
+  // Megatron-Core TransformerConfig: add_bias_linear true unless --disable-bias-linear;
+  // moe_grouped_gemm false unless --moe-grouped-gemm (SequentialMLP).
+  model["add_bias_linear"] = has("--disable-bias-linear") ? "false" : "true";
+  if (model.count("num_experts")) {
+    plan["moe_grouped_gemm"] = has("--moe-grouped-gemm") ? "true" : "false";
+  }
+  // Megatron-LM arguments.py: --no-overlap-p2p-communication (dest overlap_p2p_comm).
+  if (has("--no-overlap-p2p-communication")) plan["overlap_p2p_comm"] = "false";
   if (has("--moe-layer-freq")) {
     std::string pattern;
     if (parse_moe_layer_freq(get("--moe-layer-freq"), &pattern)) {
@@ -468,19 +485,23 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   }
   if (has("--recompute-modules") && plan.count("recompute") && plan["recompute"] == "selective") {
     // Megatron-Core's selective recomputation re-runs the listed modules (transformer_config.py
-    // recompute_modules); trident's selective is its default, core_attn.
-    std::string others;
+    // recompute_modules): plan.recompute_modules, whose reader checks the names.
+    std::string list;
     std::istringstream modules(get("--recompute-modules"));
-    for (std::string m; modules >> m;) {
-      if (m != "core_attn") others += (others.empty() ? "" : ", ") + m;
-    }
-    if (!others.empty()) {
-      refused.push_back("--recompute-modules " + get("--recompute-modules") + " (recomputing " +
-                        others + " is not modelled; core_attn is)");
-    }
+    for (std::string m; modules >> m;) list += (list.empty() ? "" : ", ") + m;
+    plan["recompute_modules"] = "[" + list + "]";
   } else if (has("--recompute-modules")) {
     out.ignored.push_back("--recompute-modules " + get("--recompute-modules") +
                           " (Megatron applies it only with --recompute-granularity selective)");
+  }
+  if (has("--fine-grained-activation-offloading") && has("--offload-modules")) {
+    std::string list;
+    std::istringstream modules(get("--offload-modules"));
+    for (std::string m; modules >> m;) list += (list.empty() ? "" : ", ") + m;
+    plan["activation_offload"] = "[" + list + "]";
+  } else if (has("--offload-modules")) {
+    out.ignored.push_back("--offload-modules " + get("--offload-modules") +
+                          " (Megatron applies it only with --fine-grained-activation-offloading)");
   }
   if (has("--fp4-format")) {
     plan["precision"] = "fp4";  // e2m1, the only format (--fp4-recipe says the scaling)

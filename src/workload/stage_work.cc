@@ -13,6 +13,7 @@
 #include "workload/moe_ops.h"
 #include "workload/nvfp4.h"
 #include "workload/op_classes.h"
+#include "workload/recompute_modules.h"
 #include "workload/tp_overlap.h"
 
 namespace trident {
@@ -125,6 +126,11 @@ double op_time(const Op& op, const Timing& tm) {
     // the power limit (gpu.clocks) and gpu.efficiency.in_training.
     case OpKind::kGemm: {
       const Precision p = op_precision(op, tm);
+      if (op.sequential) {
+        GemmShape one = op.gemm;
+        one.batch = 1;
+        return op.gemm.batch * tm.cm.gemm_time(one, p) / tm.cm.in_step(p);
+      }
       return (op.grouped ? tm.cm.grouped_gemm_time(op.gemm, p) : tm.cm.gemm_time(op.gemm, p)) /
              tm.cm.in_step(p);
     }
@@ -362,11 +368,7 @@ double dense_mlp_coefficient(const ModelSpec& m, const PlanSpec& p) {
 std::vector<Op> attention_core(const std::vector<Op>& forward) {
   std::vector<Op> core;
   for (const Op& op : forward) {
-    if (op.name == "attn_scores" || op.name == "softmax" || op.name == "attn_dropout" ||
-        op.name == "attn_values" || op.name == "attention" || op.kind == OpKind::kCpTransfer ||
-        op.cp_ring || op.name.rfind("cp_", 0) == 0) {
-      core.push_back(op);
-    }
+    if (is_attention_core(op)) core.push_back(op);
   }
   return core;
 }
@@ -418,12 +420,21 @@ struct LayerKernels {
         act_moe(act + moe_activation_delta_bytes(model, plan)) {
     tm.arch = arch;
     if (plan.recompute == Recompute::kFull) recompute = fwd;
+    // Selective: torchtitan's op policy, or Megatron-Core's recompute_modules (core_attn by
+    // default: the attention core).
+    const bool alternate = plan.recompute == Recompute::kSelective &&
+                           plan.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls;
     if (plan.recompute == Recompute::kSelective) {
-      const bool alternate =
-          plan.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls;
-      recompute = alternate ? alternate_matmul_recompute(fwd, dims) : attention_core(fwd);
+      recompute = alternate ? alternate_matmul_recompute(fwd, dims)
+                            : module_recompute_ops(fwd, plan, false);
     }
-    moe_recompute = plan.recompute == Recompute::kFull ? moe_fwd : recompute;
+    moe_recompute = plan.recompute == Recompute::kFull ? moe_fwd
+                    : alternate                        ? recompute
+                                                       : module_recompute_ops(moe_fwd, plan, true);
+    if (!alternate) {
+      act -= recompute_module_savings(model, plan, false);
+      act_moe -= recompute_module_savings(model, plan, true);
+    }
     for (const std::vector<Op>* ops :
          {&fwd, &bwd, &recompute, &moe_fwd, &moe_bwd, &moe_recompute}) {
       time_once(*ops, &tm);
@@ -452,11 +463,14 @@ PlanSpec bf16_plan(PlanSpec plan, const ComputeModel& compute) {
 double layer_params(const ModelSpec& m) {
   const double h = m.hidden_size, f = double(m.ffn_hidden_size);
   const double kv = 2 * h * m.num_query_groups / m.num_attention_heads;
-  // GPT-style models carry linear biases; gated (Llama-style) models none. Two norms per
-  // layer: LayerNorm has a weight and a bias, RMSNorm a weight.
+  // Linear biases with add_bias_linear (ModelSpec::linear_biases: by default GPT-style models
+  // carry them, gated Llama-style ones not). Two norms per layer: LayerNorm has a weight and a
+  // bias, RMSNorm a weight.
   const double norms = m.rms_norm ? 2 * h : 4 * h;
-  if (m.swiglu) return attention_params(m) + 3 * h * f + norms;
-  return h * (h + kv) + (h + kv) + h * h + h + 2 * h * f + f + h + norms;
+  const bool bias = m.linear_biases();
+  if (m.swiglu) return attention_params(m) + 3 * h * f + (bias ? 2 * f + h : 0) + norms;
+  const double qk_norm = m.qk_layernorm ? (m.rms_norm ? 2 : 4) * m.head_dim() : 0;
+  return h * (h + kv) + h * h + 2 * h * f + qk_norm + (bias ? (h + kv) + h + f + h : 0) + norms;
 }
 
 double model_params(const ModelSpec& m) {
@@ -512,6 +526,11 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
   // dense_mlp_activation_bytes (Korthikanti's 16 for f = 4h without gating).
   const double mlp = dense_mlp_coefficient(m, p);
   double sharded = 8 - 4 * (1 - double(m.num_query_groups) / m.num_attention_heads) + mlp;
+  // qk_layernorm: the norms save their input, Q and K before the norm (16 bits; a s b hd + g s b hd
+  // elements).
+  if (m.qk_layernorm && !m.multi_latent_attention) {
+    sharded += 2.0 * m.head_dim() * (m.num_attention_heads + m.num_query_groups) / h;
+  }
   double replicated_kept = replicated;
   if (p.precision == Precision::kFp8 || p.precision == Precision::kFp4) {
     // Transformer Engine saves a linear layer's input for the weight gradient in FP8, as the
@@ -534,7 +553,12 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
       if (p.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls) {
         return alternate_matmul_activation_bytes(m, p);
       }
-      return sp ? (sharded + replicated_kept) * sbh / t : sbh * (replicated_kept + sharded / t);
+      {
+        // Megatron's recompute_modules without core_attn keep the attention core's tensors.
+        const double kept_core = p.recomputes(kRecomputeCoreAttn) ? 0 : core;
+        return sp ? sbh * ((sharded + replicated_kept) / t + kept_core)
+                  : sbh * (replicated_kept + sharded / t + kept_core);
+      }
     case Recompute::kNone:
       break;
   }
