@@ -93,9 +93,10 @@ TEST_CASE("overlap_p2p_comm false is refused only where it would block", "[plan]
                              "modelled"));
 }
 
-TEST_CASE("activation offload modules are named, then refused as not modelled", "[plan]") {
+TEST_CASE("activation offload modules are checked by name and need the host links", "[plan]") {
+  // tiny-2node declares no cluster.host.
   CHECK_THAT(load_error(kTiny, moe({"plan.activation_offload=[expert_fc1]"})),
-             Catch::Contains("plan.activation_offload: activation_offload is not modelled"));
+             Catch::Contains("plan.activation_offload: activation_offload needs the host links"));
   CHECK_THAT(load_error(kTiny, moe({"plan.activation_offload=[attn_norm]"})),
              Catch::Contains("`attn_norm` is a Megatron-Core module trident does not model"));
   CHECK_THAT(load_error(kTiny, moe({"plan.activation_offload=[fc1]"})),

@@ -268,12 +268,12 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
               "device_to_host_bandwidth");
     }
   }
-  if (p.activation_offload != 0) {
-    // Megatron-Core fine-grained activation offloading (TransformerConfig.offload_modules):
-    // read and validated, not simulated yet.
+  if (p.activation_offload != 0 &&
+      (c.host.host_to_device_bandwidth <= 0 || c.host.device_to_host_bandwidth <= 0)) {
+    // Megatron-Core fine-grained activation offloading copies over the GPU's host link.
     add(&issues, {"plan.activation_offload"},
-        "activation_offload is not modelled: its device-to-host and host-to-device copies "
-        "beside the compute are not simulated yet (expected the key left out)");
+        "activation_offload needs the host links: cluster " + c.name +
+            " has no cluster.host.host_to_device_bandwidth and device_to_host_bandwidth");
   }
   recompute_module_issues(p, m, &issues);
   if (p.fp8_attention && p.precision != Precision::kFp8) {

@@ -502,6 +502,8 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   } else if (has("--offload-modules")) {
     out.ignored.push_back("--offload-modules " + get("--offload-modules") +
                           " (Megatron applies it only with --fine-grained-activation-offloading)");
+  } else if (has("--fine-grained-activation-offloading")) {
+    out.ignored.push_back("--fine-grained-activation-offloading (no --offload-modules)");
   }
   if (has("--fp4-format")) {
     plan["precision"] = "fp4";  // e2m1, the only format (--fp4-recipe says the scaling)

@@ -993,9 +993,10 @@ std::vector<SettingSection> build_sections() {
               "--no-overlap-p2p-communication (negated)"),
            def(row("activation_offload", K::kList,
                    "Megatron-Core fine-grained activation offloading (offload_modules): the "
-                   "inputs of these modules kept in host memory between forward and backward. "
-                   "Names are checked (Megatron's list); any entry is refused as not modelled "
-                   "yet."),
+                   "saved inputs of these modules go to host memory after their forward and "
+                   "come back for their backward, over cluster.host's links beside the "
+                   "compute (needs them). Modelled: expert_fc1, moe_act (MoE layers); "
+                   "Megatron's other modules are refused by name."),
                "[]"),
            number("train_tokens", 1, 1e18,
                   "Tokens of the whole training run: the report adds days of training and "

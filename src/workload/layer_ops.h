@@ -59,6 +59,9 @@ struct Op {
   // kGemm: `gemm.batch` GEMMs of one expert each, launched one after another (Megatron-Core
   // SequentialMLP, moe_grouped_gemm false): batch x ComputeModel::gemm_time of one.
   bool sequential = false;
+  // A wait of this many seconds with no kernel (an activation-offload copy beyond the pass's
+  // compute, activation_offload.h); negative: timed by its kind.
+  double fixed_s = -1;
   // kEpCollective all-to-all: the combine (the busiest rank sends the most) rather than the
   // dispatch (it receives the most).
   bool combine = false;

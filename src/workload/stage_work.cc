@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "schedule/program.h"
+#include "workload/activation_offload.h"
 #include "workload/compute_model.h"
 #include "workload/cp_attention.h"
 #include "workload/eager_ops.h"
@@ -121,6 +122,7 @@ double op_time(const Op& op, const Timing& tm) {
       return times[static_cast<size_t>(&op - ops->data())];
     }
   }
+  if (op.fixed_s >= 0) return op.fixed_s;
   switch (op.kind) {
     // Tensor-core kernels run slower inside a step than in isolation: the sustained clock under
     // the power limit (gpu.clocks) and gpu.efficiency.in_training.
@@ -407,7 +409,7 @@ std::vector<Op> stack_kernels(std::vector<Op> ops, const LayerDims& dims, const 
 // they keep: the plan's, or BF16 for the layers first_last_layers_bf16 keeps there.
 struct LayerKernels {
   LayerKernels(const ComputeModel& compute, const ModelSpec& model, const PlanSpec& plan,
-               GpuArchitecture arch)
+               GpuArchitecture arch, const HostSpec& host)
       : dims(make_layer_dims(model, plan, arch)),
         tm(make_timing(compute, plan, dims)),
         fwd(stack_kernels(layer_forward_ops(dims), dims, model, plan)),
@@ -434,6 +436,23 @@ struct LayerKernels {
     if (!alternate) {
       act -= recompute_module_savings(model, plan, false);
       act_moe -= recompute_module_savings(model, plan, true);
+    }
+    // Activation offloading: the MoE layer's offloaded inputs leave the GPU; each pass waits
+    // for its copy beyond its own kernels (D2H after the forward, H2D before the backward).
+    const double offloaded = offloaded_activation_bytes(model, plan);
+    if (offloaded > 0) {
+      const auto kernels_s = [&](const std::vector<Op>& ops) {
+        double sum = 0;
+        for (const Op& op : ops) sum += op_time(op, tm);
+        return sum;
+      };
+      const double d2h =
+          offload_wait_s(offloaded, host.device_to_host_bandwidth, kernels_s(moe_fwd));
+      const double h2d =
+          offload_wait_s(offloaded, host.host_to_device_bandwidth, kernels_s(moe_bwd));
+      moe_fwd.push_back(offload_wait_op("offload_d2h_wait", d2h));
+      moe_bwd.insert(moe_bwd.begin(), offload_wait_op("offload_h2d_wait", h2d));
+      act_moe -= offloaded;
     }
     for (const std::vector<Op>* ops :
          {&fwd, &bwd, &recompute, &moe_fwd, &moe_bwd, &moe_recompute}) {
@@ -585,7 +604,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const PlanSpec& plan = sc.plan;
   const GpuArchitecture arch = sc.cluster.gpu.architecture;
   const ComputeModel compute(sc.cluster.gpu, plan.precision);
-  const LayerKernels low(compute, model, plan, arch);
+  const LayerKernels low(compute, model, plan, arch, sc.cluster.host);
   const LayerDims& dims = low.dims;
   const Timing& cm = low.tm;
   // The stack's kernels for the embedding and output layer (the layers' are in LayerKernels).
@@ -595,7 +614,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   // get_fp4_context, by the layer's global number).
   std::unique_ptr<LayerKernels> bf16;
   if (plan.first_last_layers_bf16) {
-    bf16 = std::make_unique<LayerKernels>(compute, model, bf16_plan(plan, compute), arch);
+    bf16 = std::make_unique<LayerKernels>(compute, model, bf16_plan(plan, compute), arch,
+                                          sc.cluster.host);
   }
   const auto kernels = [&](int layer) -> const LayerKernels& {
     return bf16 && plan.bf16_layer(layer, model.num_layers) ? *bf16 : low;
