@@ -100,5 +100,5 @@ TEST_CASE("activation offload modules are checked by name and need the host link
   CHECK_THAT(load_error(kTiny, moe({"plan.activation_offload=[attn_norm]"})),
              Catch::Contains("`attn_norm` is a Megatron-Core module trident does not model"));
   CHECK_THAT(load_error(kTiny, moe({"plan.activation_offload=[fc1]"})),
-             Catch::Contains("`fc1` is not a module name (expected attn_norm, qkv_linear"));
+             Catch::Contains("`fc1` is not a module name (expected expert_fc1, moe_act)"));
 }

@@ -76,12 +76,14 @@ std::vector<int> read_layer_list(const MapReader& map) {
 
 // Reads a list of Megatron module names (recompute_modules, activation_offload) into bits:
 // `bit_of` gives a modelled name's bit, `known` lists every name Megatron-Core takes; a known
-// name without a bit is refused as not modelled.
+// name without a bit is refused as not modelled, any other as unknown.
 unsigned read_module_list(const MapReader& map, const char* key,
                           unsigned (*bit_of)(const std::string&),
                           const std::vector<std::string>& known) {
-  std::string choices;
-  for (const std::string& k : known) choices += (choices.empty() ? "" : ", ") + k;
+  std::string choices;  // the names trident models
+  for (const std::string& k : known) {
+    if (bit_of(k) != 0) choices += (choices.empty() ? "" : ", ") + k;
+  }
   const YamlNode* list = map.get(key);
   if (!list->is_sequence()) {
     map.fail(key, "expected a list of module names (" + choices + "), got " + list->describe());

@@ -1,5 +1,6 @@
 #include "workload/recompute_modules.h"
 
+#include <initializer_list>
 #include <string>
 
 #include "workload/moe_ops.h"
