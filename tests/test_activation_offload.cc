@@ -51,9 +51,9 @@ TEST_CASE("offloading frees device activations; slow host links expose their cop
   // H100's ~50 GB/s host link moves 67 MB in ~1.3 ms, inside a layer's kernels: no wait.
   CHECK(f.forward.compute_s == Approx(b.forward.compute_s));
   // At 1 GB/s each layer waits for its copy beyond its kernels, in both passes.
-  const Workload slow = build_workload(qwen3({"plan.activation_offload=[expert_fc1]",
-                                              "cluster.host.device_to_host_bandwidth=1 GB/s",
-                                              "cluster.host.host_to_device_bandwidth=1 GB/s"}));
+  const Workload slow = build_workload(
+      qwen3({"plan.activation_offload=[expert_fc1]", "cluster.host.device_to_host_bandwidth=1 GB/s",
+             "cluster.host.host_to_device_bandwidth=1 GB/s"}));
   const ChunkWork& s = slow.stages[0].chunks[0];
   const double copies_s = 48 * bytes / 1e9;
   CHECK(s.forward.compute_s - b.forward.compute_s <= copies_s);

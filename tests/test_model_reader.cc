@@ -47,11 +47,10 @@ TEST_CASE("add_bias_linear: both values, and the default trident assumed before"
   experts.push_back("model.add_bias_linear=true");
   CHECK_THAT(load_error(kTiny, experts),
              Catch::Contains("add_bias_linear with experts needs expert_tensor_parallel_size 1"));
-  experts.insert(experts.end(), {"plan.expert_tensor_parallel_size=1",
-                                 "plan.expert_model_parallel_size=2",
-                                 "plan.moe_token_dispatcher_type=alltoall"});
-  CHECK(routed_expert_params(load_scenario(kTiny, experts).model) ==
-        3 * h * 2816 + 2 * 2816 + h);
+  experts.insert(experts.end(),
+                 {"plan.expert_tensor_parallel_size=1", "plan.expert_model_parallel_size=2",
+                  "plan.moe_token_dispatcher_type=alltoall"});
+  CHECK(routed_expert_params(load_scenario(kTiny, experts).model) == 3 * h * 2816 + 2 * 2816 + h);
 }
 
 TEST_CASE("qk_layernorm: a kernel each way, weights and saved Q and K", "[model]") {
@@ -73,11 +72,10 @@ TEST_CASE("qk_layernorm: a kernel each way, weights and saved Q and K", "[model]
 TEST_CASE("RoPE and router options are validated and change no work", "[model][moe]") {
   const std::vector<std::string> base = {"model.num_experts=8", "plan.sequence_parallel=true"};
   std::vector<std::string> set = base;
-  set.insert(set.end(), {"model.rotary_base=1000000", "model.rotary_scaling_factor=40",
-                         "model.moe_router_score_function=sigmoid",
-                         "model.moe_router_enable_expert_bias=true",
-                         "model.moe_router_topk_scaling_factor=2.5",
-                         "model.moe_router_pre_softmax=true"});
+  set.insert(set.end(),
+             {"model.rotary_base=1000000", "model.rotary_scaling_factor=40",
+              "model.moe_router_score_function=sigmoid", "model.moe_router_enable_expert_bias=true",
+              "model.moe_router_topk_scaling_factor=2.5", "model.moe_router_pre_softmax=true"});
   const Scenario a = load_scenario(kTiny, base), b = load_scenario(kTiny, set);
   CHECK(b.model.rotary_base == 1000000);
   CHECK(b.model.moe_router_score_function == "sigmoid");

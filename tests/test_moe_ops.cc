@@ -150,8 +150,8 @@ TEST_CASE("moe_grouped_gemm false: one GEMM per local expert in turn", "[moe][co
   const Scenario sequential = tiny_moe({"plan.moe_grouped_gemm=false"});
   const LayerDims d = make_layer_dims(sequential.model, sequential.plan);
   const std::vector<Op> ops = layer_forward_ops(d, true);
-  const auto fc1 = std::find_if(ops.begin(), ops.end(),
-                                [](const Op& op) { return op.name == "experts_fc1"; });
+  const auto fc1 =
+      std::find_if(ops.begin(), ops.end(), [](const Op& op) { return op.name == "experts_fc1"; });
   REQUIRE(fc1 != ops.end());
   CHECK(fc1->sequential);
   CHECK_FALSE(fc1->grouped);
@@ -161,8 +161,8 @@ TEST_CASE("moe_grouped_gemm false: one GEMM per local expert in turn", "[moe][co
   const ComputeModel cm(sequential.cluster.gpu, sequential.plan.precision);
   double extra = 0;
   for (const char* name : {"experts_fc1", "experts_fc2"}) {
-    const auto op = std::find_if(ops.begin(), ops.end(),
-                                 [&](const Op& o) { return o.name == name; });
+    const auto op =
+        std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == name; });
     REQUIRE(op != ops.end());
     GemmShape one = op->gemm;
     one.batch = 1;

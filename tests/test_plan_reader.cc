@@ -26,8 +26,7 @@ std::vector<std::string> moe(std::vector<std::string> more) {
 
 TEST_CASE("fsdp is Megatron-Core FSDP: optim_grads_params unless the strategy is given",
           "[plan][fsdp]") {
-  CHECK(load_scenario(kTiny, {"plan.fsdp=true"}).plan.dp_sharding ==
-        DpSharding::kOptimGradsParams);
+  CHECK(load_scenario(kTiny, {"plan.fsdp=true"}).plan.dp_sharding == DpSharding::kOptimGradsParams);
   CHECK(load_scenario(kTiny, {"plan.use_megatron_fsdp=true"}).plan.dp_sharding ==
         DpSharding::kOptimGradsParams);
   CHECK(load_scenario(kTiny, {"plan.fsdp=true", "plan.data_parallel_sharding_strategy=optim"})
@@ -45,9 +44,9 @@ TEST_CASE("fsdp is Megatron-Core FSDP: optim_grads_params unless the strategy is
 
 TEST_CASE("derived values a recipe states must equal trident's", "[plan]") {
   // t cp d / (EP ETP) = 2 x 1 x 2 / (2 x 2) = 1; num_microbatches 8.
-  const Scenario ok = load_scenario(
-      kTiny, moe({"plan.expert_model_parallel_size=2", "plan.expert_data_parallel=1",
-                  "plan.gradient_accumulation=8"}));
+  const Scenario ok =
+      load_scenario(kTiny, moe({"plan.expert_model_parallel_size=2", "plan.expert_data_parallel=1",
+                                "plan.gradient_accumulation=8"}));
   CHECK(ok.plan.num_microbatches == 8);
   CHECK_THAT(
       load_error(kTiny, moe({"plan.expert_model_parallel_size=2", "plan.expert_data_parallel=2"})),
@@ -70,8 +69,7 @@ TEST_CASE("forced load balancing is balanced routing", "[plan][moe]") {
                              "moe_router_force_load_balancing true"));
 }
 
-TEST_CASE("flex backend, grouped GEMMs and the optimizer_offload name are read",
-          "[plan][moe]") {
+TEST_CASE("flex backend, grouped GEMMs and the optimizer_offload name are read", "[plan][moe]") {
   const Scenario deepep = load_scenario(kTiny, moe({}));
   CHECK(deepep.plan.moe_flex_backend == MoeFlexBackend::kDeepEp);
   CHECK(deepep.plan.moe_grouped_gemm);

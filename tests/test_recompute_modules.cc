@@ -133,8 +133,9 @@ TEST_CASE("recompute module names and rules are Megatron-Core's", "[recompute][c
              Catch::Contains("recompute_modules moe_act needs moe_grouped_gemm true"));
   CHECK_THAT(with({"plan.recompute_modules=[mla_up_proj]"}),
              Catch::Contains("mla_up_proj needs multi_latent_attention true"));
-  CHECK_THAT(with({"model.moe_shared_expert_intermediate_size=512",
-                   "plan.expert_model_parallel_size=2", "plan.moe_token_dispatcher_type=alltoall",
-                   "plan.moe_shared_expert_overlap=true", "plan.recompute_modules=[shared_experts]"}),
-             Catch::Contains("shared_experts cannot work with moe_shared_expert_overlap"));
+  CHECK_THAT(
+      with({"model.moe_shared_expert_intermediate_size=512", "plan.expert_model_parallel_size=2",
+            "plan.moe_token_dispatcher_type=alltoall", "plan.moe_shared_expert_overlap=true",
+            "plan.recompute_modules=[shared_experts]"}),
+      Catch::Contains("shared_experts cannot work with moe_shared_expert_overlap"));
 }

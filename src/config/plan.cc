@@ -51,9 +51,12 @@ bool parse_recompute(const std::string& name, Recompute* out) {
 
 unsigned parse_recompute_module(const std::string& name) {
   static const std::pair<const char*, unsigned> kModules[] = {
-      {"core_attn", kRecomputeCoreAttn},       {"moe_act", kRecomputeMoeAct},
-      {"layernorm", kRecomputeLayernorm},      {"mla_up_proj", kRecomputeMlaUpProj},
-      {"mlp", kRecomputeMlp},                  {"moe", kRecomputeMoe},
+      {"core_attn", kRecomputeCoreAttn},
+      {"moe_act", kRecomputeMoeAct},
+      {"layernorm", kRecomputeLayernorm},
+      {"mla_up_proj", kRecomputeMlaUpProj},
+      {"mlp", kRecomputeMlp},
+      {"moe", kRecomputeMoe},
       {"shared_experts", kRecomputeSharedExperts}};
   for (const auto& [n, bit] : kModules) {
     if (name == n) return bit;

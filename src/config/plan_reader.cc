@@ -384,10 +384,10 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   });
   map.field([&] {
     if (!map.has("activation_offload")) return;
-    p.activation_offload = read_module_list(
-        map, "activation_offload", parse_activation_offload,
-        {"attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm", "expert_fc1", "moe_act",
-         "fused_group_mlp", "gdp_qkv"});
+    p.activation_offload =
+        read_module_list(map, "activation_offload", parse_activation_offload,
+                         {"attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm",
+                          "expert_fc1", "moe_act", "fused_group_mlp", "gdp_qkv"});
   });
 
   map.field([&] {

@@ -523,14 +523,14 @@ std::vector<SettingSection> build_sections() {
                       "biases on dense GPT-style layers; none with swiglu, none on experts"),
               "--disable-bias-linear (negated)"),
            mg(def(boolean("qk_layernorm",
-                             "A norm (the model's normalization) on each head of Q and K after "
-                             "the QKV projection (Qwen3, OLMo 2): its kernels, weights and the "
-                             "activations it keeps."),
+                          "A norm (the model's normalization) on each head of Q and K after "
+                          "the QKV projection (Qwen3, OLMo 2): its kernels, weights and the "
+                          "activations it keeps."),
                   "false"),
               "--qk-layernorm"),
            mg(def(integer("rotary_base", 1, 1e12,
-                             "RoPE base θ: which angles rotate Q and K, not how much work "
-                             "(same kernels, same bytes)."),
+                          "RoPE base θ: which angles rotate Q and K, not how much work "
+                          "(same kernels, same bytes)."),
                   "10000"),
               "--rotary-base"),
            mg(def(number("rotary_scaling_factor", 1, 1e6,
@@ -573,13 +573,13 @@ std::vector<SettingSection> build_sections() {
                   "false"),
               "--moe-router-pre-softmax"),
            mg(def(choice("moe_router_score_function", {"softmax", "sigmoid", "sqrtsoftplus"},
-                            "Routing score function (DeepSeek-V3: sigmoid): an element-wise "
-                            "function of the same T × E scores, the same traffic."),
+                         "Routing score function (DeepSeek-V3: sigmoid): an element-wise "
+                         "function of the same T × E scores, the same traffic."),
                   "softmax"),
               "--moe-router-score-function"),
            mg(number("moe_router_topk_scaling_factor", 1e-6, 1e6,
-                        "Scales the routing weights of the top-k experts (DeepSeek-V3: 2.5), "
-                        "not the traffic. Absent: no scaling."),
+                     "Scales the routing weights of the top-k experts (DeepSeek-V3: 2.5), "
+                     "not the traffic. Absent: no scaling."),
               "--moe-router-topk-scaling-factor"),
            mg(def(boolean("moe_router_enable_expert_bias",
                           "Aux-loss-free balancing: a per-expert bias added to the scores before "
@@ -801,14 +801,16 @@ std::vector<SettingSection> build_sections() {
                   "fp32"),
               "--exp-avg-sq-dtype"),
            // optimizer_offload: the name some recipes' tables give it.
-           alias(mg(def(boolean("optimizer_cpu_offload",
+           alias(
+               mg(def(boolean(
+                          "optimizer_cpu_offload",
                           "Megatron-Core's hybrid device optimizer: optimizer_offload_fraction of "
                           "the optimizer step (fp32 master weights, Adam moments, gradients) on "
                           "the host CPU (needs use_precision_aware_optimizer, the distributed "
                           "optimizer and cluster.host)."),
-                  "false"),
-              "--optimizer-cpu-offload"),
-                 "optimizer_offload"),
+                      "false"),
+                  "--optimizer-cpu-offload"),
+               "optimizer_offload"),
            mg(def(number("optimizer_offload_fraction", 0, 1,
                          "Fraction of each GPU's optimizer shard stepped on the host."),
                   "1"),
