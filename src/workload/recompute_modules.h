@@ -22,7 +22,7 @@ bool is_attention_core(const Op& op);
 
 // Returns the ops of `forward` (one layer's forward kernels, a MoE layer's when `moe`) that
 // plan.recompute_modules reruns before the layer's backward, in forward order: core_attn the
-// attention core (stage_work.h attention_core); layernorm the pre-MLP norm of a MoE layer (the
+// attention core (is_attention_core); layernorm the pre-MLP norm of a MoE layer (the
 // dense layer's norms are fused into Transformer Engine's LayerNormLinear, an IdentityOp that
 // Megatron-Core does not checkpoint); mla_up_proj MLA's up-projections and RoPE; mlp a dense
 // MLP from its norm to its TP reduction; moe a MoE MLP from its router (its TP all-gather under

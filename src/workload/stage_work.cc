@@ -366,15 +366,6 @@ double dense_mlp_coefficient(const ModelSpec& m, const PlanSpec& p) {
   return (2 * g + saved_linear_input_bytes(p)) * f;
 }
 
-// The attention core that selective recomputation re-runs before the backward pass.
-std::vector<Op> attention_core(const std::vector<Op>& forward) {
-  std::vector<Op> core;
-  for (const Op& op : forward) {
-    if (is_attention_core(op)) core.push_back(op);
-  }
-  return core;
-}
-
 // Walks each stage's program and records the peak bytes (and count) of chunk activations
 // forwarded but not yet backwarded.
 void schedule_memory(const std::vector<StageProgram>& programs, Workload* w) {
