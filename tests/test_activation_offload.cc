@@ -48,8 +48,12 @@ TEST_CASE("offloading frees device activations; slow host links expose their cop
   const ChunkWork& f = fast.stages[0].chunks[0];
   CHECK(b.activation_bytes - f.activation_bytes == Approx(48 * bytes));
   CHECK(fast.stages[0].memory.activations < base.stages[0].memory.activations);
-  // H100's ~50 GB/s host link moves 67 MB in ~1.3 ms, inside a layer's kernels: no wait.
-  CHECK(f.forward.compute_s == Approx(b.forward.compute_s));
+  // Each pass waits at most for its whole copy, at least for what the copy takes beyond the
+  // pass's kernels (H100's PCIe link moves 67 MB a layer in about 1.3 ms or more).
+  const double d2h_s = 48 * bytes / sc.cluster.host.device_to_host_bandwidth;
+  CHECK(f.forward.compute_s - b.forward.compute_s >= 0);
+  CHECK(f.forward.compute_s - b.forward.compute_s <= d2h_s);
+  CHECK(f.forward.compute_s - b.forward.compute_s >= d2h_s - b.forward.compute_s);
   // At 1 GB/s each layer waits for its copy beyond its kernels, in both passes.
   const Workload slow = build_workload(
       qwen3({"plan.activation_offload=[expert_fc1]", "cluster.host.device_to_host_bandwidth=1 GB/s",
