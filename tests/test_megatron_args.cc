@@ -164,7 +164,7 @@ TEST_CASE("recompute modules and CUDA graphs: the modules become plan.recompute_
             "--cuda-graph-scope attn mlp (trident models no host launch gaps for graphs to remove)";
   CHECK(graphs);
   const MegatronScenario more = translate_megatron_args(
-      std::string(kMinimal) +
+      "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
           "--recompute-granularity selective --recompute-modules core_attn mlp layernorm "
           "--use-distributed-optimizer",
       "line.sh", "dgx-h100");
@@ -206,7 +206,7 @@ TEST_CASE("NVFP4 and optimizer CPU offload arguments translate", "[megatron][nvf
 
 TEST_CASE("recipe flags map to their settings instead of being ignored", "[megatron]") {
   const MegatronScenario t = translate_megatron_args(
-      std::string(kMinimal) +
+      "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
           "--swiglu --ffn-hidden-size 11008 --disable-bias-linear --qk-layernorm "
           "--position-embedding-type rope --rotary-base 1000000 --rotary-scaling-factor 8 "
           "--use-megatron-fsdp --use-distributed-optimizer",
@@ -224,8 +224,10 @@ TEST_CASE("recipe flags map to their settings instead of being ignored", "[megat
   }
   // Megatron's default: biases unless --disable-bias-linear.
   const Scenario biased = load_scenario_text(
-      translate_megatron_args(std::string(kMinimal) + "--swiglu --ffn-hidden-size 11008", "l",
-                              "dgx-h100")
+      translate_megatron_args(
+          "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
+              "--swiglu --ffn-hidden-size 11008",
+          "l", "dgx-h100")
           .yaml,
       "l", {});
   CHECK(biased.model.linear_biases());

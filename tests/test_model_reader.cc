@@ -14,7 +14,7 @@ using namespace trident::testing;
 
 namespace {
 
-const std::string kTiny = repo("scenarios/tiny.yaml");  // h = 1024, 16 heads, f = 4h, GPT-style
+const std::string kTinyScenario = repo("scenarios/tiny.yaml");  // h = 1024, 16 heads, f = 4h, GPT-style
 
 bool has_op(const std::vector<Op>& ops, const std::string& name) {
   for (const Op& op : ops) {
@@ -27,9 +27,9 @@ bool has_op(const std::vector<Op>& ops, const std::string& name) {
 
 TEST_CASE("add_bias_linear: both values, and the default trident assumed before", "[model]") {
   const double h = 1024, f = 4096;
-  const ModelSpec gpt = load_scenario(kTiny, {}).model;  // absent: GPT-style biases
-  const ModelSpec with = load_scenario(kTiny, {"model.add_bias_linear=true"}).model;
-  const ModelSpec without = load_scenario(kTiny, {"model.add_bias_linear=false"}).model;
+  const ModelSpec gpt = load_scenario(kTinyScenario, {}).model;  // absent: GPT-style biases
+  const ModelSpec with = load_scenario(kTinyScenario, {"model.add_bias_linear=true"}).model;
+  const ModelSpec without = load_scenario(kTinyScenario, {"model.add_bias_linear=false"}).model;
   CHECK(layer_params(gpt) == layer_params(with));
   // QKV (3h), the projection (h), FC1 (f) and FC2 (h).
   CHECK(layer_params(with) - layer_params(without) == 3 * h + h + f + h);
@@ -37,26 +37,26 @@ TEST_CASE("add_bias_linear: both values, and the default trident assumed before"
   const std::vector<std::string> llama = {"model.swiglu=true", "model.ffn_hidden_size=2816"};
   std::vector<std::string> biased = llama;
   biased.push_back("model.add_bias_linear=true");
-  const ModelSpec plain = load_scenario(kTiny, llama).model;
-  const ModelSpec gated = load_scenario(kTiny, biased).model;
+  const ModelSpec plain = load_scenario(kTinyScenario, llama).model;
+  const ModelSpec gated = load_scenario(kTinyScenario, biased).model;
   CHECK(layer_params(gated) - layer_params(plain) == 4 * h + 2 * 2816 + h);
   // Experts carry them only when given (Megatron-Core needs ETP 1 then).
   std::vector<std::string> experts = {"model.num_experts=8", "model.swiglu=true",
                                       "model.ffn_hidden_size=2816", "plan.sequence_parallel=true"};
-  CHECK(routed_expert_params(load_scenario(kTiny, experts).model) == 3 * h * 2816);
+  CHECK(routed_expert_params(load_scenario(kTinyScenario, experts).model) == 3 * h * 2816);
   experts.push_back("model.add_bias_linear=true");
-  CHECK_THAT(load_error(kTiny, experts),
+  CHECK_THAT(load_error(kTinyScenario, experts),
              Catch::Contains("add_bias_linear with experts needs expert_tensor_parallel_size 1"));
   experts.insert(experts.end(),
                  {"plan.expert_tensor_parallel_size=1", "plan.expert_model_parallel_size=2",
                   "plan.moe_token_dispatcher_type=alltoall"});
-  CHECK(routed_expert_params(load_scenario(kTiny, experts).model) == 3 * h * 2816 + 2 * 2816 + h);
+  CHECK(routed_expert_params(load_scenario(kTinyScenario, experts).model) == 3 * h * 2816 + 2 * 2816 + h);
 }
 
 TEST_CASE("qk_layernorm: a kernel each way, weights and saved Q and K", "[model]") {
-  const Scenario off = load_scenario(kTiny, {"model.position_embedding=rope"});
+  const Scenario off = load_scenario(kTinyScenario, {"model.position_embedding=rope"});
   const Scenario on =
-      load_scenario(kTiny, {"model.position_embedding=rope", "model.qk_layernorm=true"});
+      load_scenario(kTinyScenario, {"model.position_embedding=rope", "model.qk_layernorm=true"});
   const LayerDims d = make_layer_dims(on.model, on.plan, GpuArchitecture::kHopper);
   CHECK(has_op(layer_forward_ops(d), "qk_norm"));
   CHECK(has_op(layer_backward_ops(d), "qk_norm_bwd"));
@@ -76,7 +76,7 @@ TEST_CASE("RoPE and router options are validated and change no work", "[model][m
              {"model.rotary_base=1000000", "model.rotary_scaling_factor=40",
               "model.moe_router_score_function=sigmoid", "model.moe_router_enable_expert_bias=true",
               "model.moe_router_topk_scaling_factor=2.5", "model.moe_router_pre_softmax=true"});
-  const Scenario a = load_scenario(kTiny, base), b = load_scenario(kTiny, set);
+  const Scenario a = load_scenario(kTinyScenario, base), b = load_scenario(kTinyScenario, set);
   CHECK(b.model.rotary_base == 1000000);
   CHECK(b.model.moe_router_score_function == "sigmoid");
   CHECK(b.model.moe_router_topk_scaling_factor == 2.5);
@@ -85,11 +85,11 @@ TEST_CASE("RoPE and router options are validated and change no work", "[model][m
   CHECK(wa.stages[0].memory.total() == wb.stages[0].memory.total());
   std::vector<std::string> bad = base;
   bad.push_back("model.moe_router_enable_expert_bias=true");
-  CHECK_THAT(load_error(kTiny, bad),
+  CHECK_THAT(load_error(kTinyScenario, bad),
              Catch::Contains("moe_router_enable_expert_bias needs moe_router_score_function "
                              "sigmoid or sqrtsoftplus"));
-  CHECK_THAT(load_error(kTiny, {"model.moe_router_score_function=tanh"}),
+  CHECK_THAT(load_error(kTinyScenario, {"model.moe_router_score_function=tanh"}),
              Catch::Contains("model.moe_router_score_function"));
-  CHECK_THAT(load_error(kTiny, {"model.rotary_scaling_factor=0.5"}),
+  CHECK_THAT(load_error(kTinyScenario, {"model.rotary_scaling_factor=0.5"}),
              Catch::Contains("model.rotary_scaling_factor"));
 }

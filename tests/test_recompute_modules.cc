@@ -91,11 +91,11 @@ TEST_CASE("each recompute module frees its saved activations", "[recompute][memo
   const Scenario ln = tiny_moe({"plan.recompute_modules=[layernorm]"});
   CHECK(recompute_module_savings(ln.model, ln.plan, true) == Approx(2.0 * 1024 * 1024 / 2));
   CHECK(recompute_module_savings(ln.model, ln.plan, false) == 0);
-  // moe_act: the FC2 input, f = 512 per routed copy, ETP T k L / t = 2 x 1024 x 2 / 2 copies
-  // (balanced), 16 bits.
+  // moe_act: the FC2 input, f_moe / ETP = 512 / 2 per routed copy, ETP T k L / t = 2 x 1024 x 2
+  // / 2 copies (balanced), 16 bits.
   const Scenario act = tiny_moe({"plan.recompute_modules=[moe_act]"});
   CHECK(recompute_module_savings(act.model, act.plan, true) ==
-        Approx(2.0 / 2 * 1024 * 2 * 512 * 2));
+        Approx(2.0 / 2 * 1024 * 2 * (512 / 2) * 2));
   // shared_experts: its gated FC1 output and FC2 input, T (2 x 2 f_s + 2 f_s) / t.
   const Scenario shared = tiny_moe({"plan.recompute_modules=[shared_experts]"});
   CHECK(recompute_module_savings(shared.model, shared.plan, true) ==
