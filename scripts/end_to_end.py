@@ -87,6 +87,20 @@ CAUSAL_HALVED = {"megatron_moe": False, "megatron_moe_recipes": True,
 # Row values trident names differently (a translation, not a dropped setting).
 PRECISION_ALIASES = {"mxfp8": ("fp8", "mxfp8"), "blockwise": ("fp8", "blockwise")}
 
+# Row keys that are not Megatron's names, in trident's (translations, not drops): the rows'
+# first_k_dense is DeepSeek's first_k_dense_replace; optimizer_offload is Megatron's
+# --optimizer-cpu-offload.
+MODEL_KEY_NAMES = {"first_k_dense": "first_k_dense_replace"}
+PLAN_KEY_NAMES = {"optimizer_offload": "optimizer_cpu_offload"}
+# The rows' optimizer_states words, in trident's settings: Megatron-Core's precision-aware
+# optimizer (--use-precision-aware-optimizer) with bf16 Adam moments (--exp-avg-dtype bf16
+# --exp-avg-sq-dtype bf16).
+OPTIMIZER_STATES = {
+    "bf16 exp_avg/exp_avg_sq (precision-aware optimizer)": {
+        "use_precision_aware_optimizer": True, "exp_avg_dtype": "bf16",
+        "exp_avg_sq_dtype": "bf16"},
+}
+
 GPUS_PER_NODE = {"gb200-nvl72": 4, "gb300-nvl72": 4}
 
 # A row's `pipeline_layout` is Megatron's --pipeline-model-parallel-layout string, or the
@@ -185,6 +199,15 @@ def scenario_for(row):
         if k not in plan:
             plan[k] = v
             applied.append(f"plan.{k}={v}")
+    for names, section in ((MODEL_KEY_NAMES, model), (PLAN_KEY_NAMES, plan)):
+        for old, new in names.items():
+            if old in section and new not in section:
+                section[new] = section.pop(old)
+    states = plan.get("optimizer_states")
+    if states in OPTIMIZER_STATES:
+        del plan["optimizer_states"]
+        for k, v in OPTIMIZER_STATES[states].items():
+            plan.setdefault(k, v)
     layout = plan.pop("pipeline_layout", None)
     if layout and LAYOUT_STRING.fullmatch(layout):
         plan["pipeline_model_parallel_layout"] = layout

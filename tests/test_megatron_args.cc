@@ -146,7 +146,7 @@ TEST_CASE("attention backends, dropout, norms and FP8 recipes translate", "[mega
              Catch::Contains("--attention-backend sparse (line 1; expected flash, fused"));
 }
 
-TEST_CASE("recompute modules and CUDA graphs: core_attn is selective, the rest is refused",
+TEST_CASE("recompute modules and CUDA graphs: the modules become plan.recompute_modules",
           "[megatron]") {
   // --recompute-modules takes several words (nargs='+'); core_attn is Megatron's default.
   const MegatronScenario t = translate_megatron_args(
@@ -155,6 +155,7 @@ TEST_CASE("recompute modules and CUDA graphs: core_attn is selective, the rest i
           "--cuda-graph-impl transformer_engine --cuda-graph-scope attn mlp",
       "line.sh", "dgx-h100");
   CHECK_THAT(t.yaml, Catch::Contains("recompute: selective\n"));
+  CHECK_THAT(t.yaml, Catch::Contains("recompute_modules: [core_attn]\n"));
   bool graphs = false;
   for (const std::string& i : t.ignored)
     graphs =
@@ -162,14 +163,14 @@ TEST_CASE("recompute modules and CUDA graphs: core_attn is selective, the rest i
         i ==
             "--cuda-graph-scope attn mlp (trident models no host launch gaps for graphs to remove)";
   CHECK(graphs);
-  const std::string error =
-      translate_error(std::string(kMinimal) +
-                      "--recompute-granularity selective --recompute-modules core_attn moe_act "
-                      "layernorm --use-distributed-optimizer");
-  CHECK_THAT(error,
-             Catch::Contains("--recompute-modules core_attn moe_act layernorm "
-                             "(line 1; recomputing moe_act, layernorm is not modelled; core_attn "
-                             "is)"));
+  const MegatronScenario more = translate_megatron_args(
+      "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
+          "--recompute-granularity selective --recompute-modules core_attn mlp layernorm "
+          "--use-distributed-optimizer",
+      "line.sh", "dgx-h100");
+  CHECK_THAT(more.yaml, Catch::Contains("recompute_modules: [core_attn, mlp, layernorm]\n"));
+  CHECK(load_scenario_text(more.yaml, "line.sh", {}).plan.recompute_modules ==
+        (kRecomputeCoreAttn | kRecomputeMlp | kRecomputeLayernorm));
   // Without selective granularity Megatron ignores the modules.
   const MegatronScenario full =
       translate_megatron_args(std::string(kMinimal) +
@@ -221,4 +222,44 @@ TEST_CASE("delayed scaling's amax knobs are accepted as no-ops, their values che
              Catch::Contains("--fp8-amax-compute-algo mean (line 1; expected max or most_recent)"));
   CHECK_THAT(translate_error(base + "--fp8-amax-history-len 0"),
              Catch::Contains("--fp8-amax-history-len 0 (line 1; expected an integer >= 1)"));
+}
+
+TEST_CASE("recipe flags map to their settings instead of being ignored", "[megatron]") {
+  const MegatronScenario t = translate_megatron_args(
+      "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
+          "--swiglu --ffn-hidden-size 11008 --disable-bias-linear --qk-layernorm "
+          "--position-embedding-type rope --rotary-base 1000000 --rotary-scaling-factor 8 "
+          "--use-megatron-fsdp --use-distributed-optimizer",
+      "line.sh", "dgx-h100");
+  const Scenario sc = load_scenario_text(t.yaml, "line.sh", {});
+  CHECK_FALSE(sc.model.linear_biases());
+  CHECK(sc.model.qk_layernorm);
+  CHECK(sc.model.rotary_base == 1000000);
+  CHECK(sc.model.rotary_scaling_factor == 8);
+  CHECK(sc.plan.dp_sharding == DpSharding::kOptimGradsParams);
+  for (const std::string& i : t.ignored) {
+    CHECK(i.rfind("--disable-bias-linear", 0) != 0);
+    CHECK(i.rfind("--qk-layernorm", 0) != 0);
+    CHECK(i.rfind("--use-megatron-fsdp", 0) != 0);
+  }
+  // Megatron's default: biases unless --disable-bias-linear.
+  const Scenario biased = load_scenario_text(
+      translate_megatron_args(
+          "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
+              "--swiglu --ffn-hidden-size 11008",
+          "l", "dgx-h100")
+          .yaml,
+      "l", {});
+  CHECK(biased.model.linear_biases());
+  // Blocking p2p with interleaving, and offloaded activations, are refused by the loader.
+  const MegatronScenario p2p = translate_megatron_args(
+      std::string(kMinimal) +
+          "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 4 "
+          "--no-overlap-p2p-communication",
+      "line.sh", "dgx-h100");
+  CHECK_THAT(p2p.yaml, Catch::Contains("overlap_p2p_comm: false\n"));
+  const MegatronScenario offload = translate_megatron_args(
+      std::string(kMinimal) + "--fine-grained-activation-offloading --offload-modules expert_fc1",
+      "line.sh", "dgx-h100");
+  CHECK_THAT(offload.yaml, Catch::Contains("activation_offload: [expert_fc1]\n"));
 }

@@ -53,11 +53,16 @@ TEST_CASE("a flex (DeepEP) launch line with group-limited routing is taken", "[m
     CHECK(sc.model.moe_router_num_groups == 8);
     CHECK(sc.model.moe_router_group_topk == 4);
     CHECK(sc.plan.expert_parallel == 64);
-    // The router flags that change neither the traffic nor the memory are listed as ignored.
-    for (const char* flag :
-         {"--moe-router-score-function", "--moe-router-enable-expert-bias", "--moe-router-dtype",
-          "--moe-permute-fusion", "--moe-router-fusion", "--moe-deepep-num-sms",
-          "--moe-token-drop-policy", "--moe-router-pre-softmax", "--moe-z-loss-coeff"}) {
+    // The router options are model settings (validated, changing no work) ...
+    CHECK(sc.model.moe_router_score_function == "sigmoid");
+    CHECK(sc.model.moe_router_enable_expert_bias);
+    CHECK(sc.model.moe_router_topk_scaling_factor == 2.5);
+    CHECK(sc.model.moe_router_pre_softmax);
+    CHECK(sc.plan.moe_flex_backend == MoeFlexBackend::kDeepEp);
+    // ... and the flags that change neither the traffic nor the memory are listed as ignored.
+    for (const char* flag : {"--moe-router-dtype", "--moe-permute-fusion", "--moe-router-fusion",
+                             "--moe-deepep-num-sms", "--moe-token-drop-policy",
+                             "--moe-z-loss-coeff", "--moe-router-bias-update-rate"}) {
       bool found = false;
       for (const std::string& i : t.ignored) found = found || i.rfind(flag, 0) == 0;
       CHECK(found);
@@ -65,12 +70,16 @@ TEST_CASE("a flex (DeepEP) launch line with group-limited routing is taken", "[m
   }
 }
 
-TEST_CASE("flex backends other than DeepEP, and DeepEP without flex, are refused",
+TEST_CASE("flex backends other than DeepEP and HybridEP, and DeepEP without flex, are refused",
           "[megatron][flex]") {
   const std::string base = kDeepSeek;
+  const std::string hybrid =
+      base + " --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend hybridep";
+  CHECK(load_scenario_text(translate_megatron_args(hybrid, "h.sh", "dgx-h100").yaml, "h.sh", {})
+            .plan.moe_flex_backend == MoeFlexBackend::kHybridEp);
   CHECK_THAT(translate_error(base + " --moe-token-dispatcher-type flex "
-                                    "--moe-flex-dispatcher-backend hybridep"),
-             Catch::Contains("deepep backend only"));
+                                    "--moe-flex-dispatcher-backend ncclep"),
+             Catch::Contains("expected one of them"));
   CHECK_THAT(translate_error(base + " --moe-token-dispatcher-type alltoall --moe-enable-deepep"),
              Catch::Contains("only with --moe-token-dispatcher-type flex"));
 }

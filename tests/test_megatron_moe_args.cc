@@ -17,7 +17,7 @@ const char* const kMixtral =
     "--num-attention-heads 32 --group-query-attention --num-query-groups 8 "
     "--ffn-hidden-size 14336 --seq-length 4096 --vocab-size 32000 --swiglu "
     "--position-embedding-type rope --untie-embeddings-and-output-weights "
-    "--normalization RMSNorm --attention-dropout 0 --hidden-dropout 0 "
+    "--normalization RMSNorm --attention-dropout 0 --hidden-dropout 0 --disable-bias-linear "
     "--num-experts 8 --moe-router-topk 2 --moe-grouped-gemm --moe-token-dispatcher-type alltoall "
     "--moe-router-load-balancing-type aux_loss --moe-aux-loss-coeff 1e-2 "
     "--expert-model-parallel-size 8 --pipeline-model-parallel-size 4 "
@@ -44,11 +44,21 @@ TEST_CASE("a Megatron-Core MoE launch line becomes an expert-parallel scenario",
   CHECK(sc.plan.moe_dispatcher == MoeDispatcher::kAllToAll);
   CHECK(sc.plan.data == 16);
   CHECK(sc.plan.expert_data_parallel() == 2);
-  for (const char* a : {"--moe-grouped-gemm", "--moe-aux-loss-coeff"}) {
-    bool listed = false;
-    for (const std::string& i : t.ignored) listed = listed || i.find(a) != std::string::npos;
-    CHECK(listed);
+  bool listed = false;
+  for (const std::string& i : t.ignored) listed = listed || i.find("--moe-aux-loss-coeff") == 0;
+  CHECK(listed);
+  // --moe-grouped-gemm and --disable-bias-linear are settings; Megatron's defaults (no grouped
+  // GEMM, biases) when they are left out.
+  CHECK(sc.plan.moe_grouped_gemm);
+  CHECK_FALSE(sc.model.linear_biases());
+  std::string plain = kMixtral;
+  for (const std::string flag : {" --moe-grouped-gemm", " --disable-bias-linear"}) {
+    plain.erase(plain.find(flag), flag.size());
   }
+  const Scenario defaults =
+      load_scenario_text(translate_megatron_args(plain, "m.sh", "dgx-h100").yaml, "m.sh", {});
+  CHECK_FALSE(defaults.plan.moe_grouped_gemm);
+  CHECK(defaults.model.expert_biases());
 }
 
 TEST_CASE("MLA, shared experts and a layer pattern from a DeepSeek-style line", "[megatron]") {
@@ -74,11 +84,12 @@ TEST_CASE("MLA, shared experts and a layer pattern from a DeepSeek-style line", 
   CHECK(sc.model.mtp_num_layers == 1);
   CHECK(sc.model.mtp_loss_scaling_factor == 0.1);
   CHECK(sc.plan.expert_parallel == 64);
-  // A layer pattern it cannot read, and a flex backend other than DeepEP, are refused by name.
+  // A layer pattern it cannot read, and a flex backend other than DeepEP and HybridEP, are
+  // refused by name.
   const std::string bad = translate_error(std::string(kMixtral) + " --moe-layer-freq [2]*32");
   CHECK_THAT(bad, Catch::Contains("--moe-layer-freq [2]*32"));
   CHECK_THAT(translate_error(std::string(kMixtral) +
                              " --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend "
-                             "hybridep"),
-             Catch::Contains("--moe-flex-dispatcher-backend hybridep"));
+                             "ncclep"),
+             Catch::Contains("--moe-flex-dispatcher-backend ncclep"));
 }

@@ -1,5 +1,6 @@
 // The MoE MLP's kernels and collectives (workload/moe_ops): routing load, tokens per expert,
 // the dispatch and combine sizes, the grouped expert GEMM, and MoE memory per GPU.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -142,4 +143,35 @@ TEST_CASE("MoE memory: experts divided by EP, activations and dispatch buffers",
   // Full recomputation keeps only each layer's input.
   const Scenario full = tiny_moe({"plan.recompute=full"});
   CHECK(moe_activation_delta_bytes(full.model, full.plan) == 0);
+}
+
+TEST_CASE("moe_grouped_gemm false: one GEMM per local expert in turn", "[moe][compute]") {
+  const Scenario grouped = tiny_moe();
+  const Scenario sequential = tiny_moe({"plan.moe_grouped_gemm=false"});
+  const LayerDims d = make_layer_dims(sequential.model, sequential.plan);
+  const std::vector<Op> ops = layer_forward_ops(d, true);
+  const auto fc1 =
+      std::find_if(ops.begin(), ops.end(), [](const Op& op) { return op.name == "experts_fc1"; });
+  REQUIRE(fc1 != ops.end());
+  CHECK(fc1->sequential);
+  CHECK_FALSE(fc1->grouped);
+  CHECK(fc1->gemm.batch == 4);  // 8 experts over EP 2
+  // E / EP GEMMs of one expert each: batch x one GEMM's time, kernel overheads included, in
+  // place of one grouped GEMM, for FC1 and FC2 of each of stage 0's 4 MoE layers.
+  const ComputeModel cm(sequential.cluster.gpu, sequential.plan.precision);
+  double extra = 0;
+  for (const char* name : {"experts_fc1", "experts_fc2"}) {
+    const auto op =
+        std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == name; });
+    REQUIRE(op != ops.end());
+    GemmShape one = op->gemm;
+    one.batch = 1;
+    extra += 4 * cm.gemm_time(one) - cm.grouped_gemm_time(op->gemm, Precision::kBf16);
+  }
+  extra /= cm.in_step(Precision::kBf16);
+  // The same FLOPs either way, more time one by one.
+  const Workload wg = build_workload(grouped), ws = build_workload(sequential);
+  CHECK(ws.model_flops_per_step == Approx(wg.model_flops_per_step));
+  CHECK(ws.stages[0].chunks[0].forward.compute_s - wg.stages[0].chunks[0].forward.compute_s ==
+        Approx(4 * extra));
 }

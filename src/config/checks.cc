@@ -178,6 +178,13 @@ std::vector<SpecIssue> model_issues(const ModelSpec& m) {
     }
     router_group_issues(m, &issues);
   }
+  // Megatron-Core TransformerConfig.__post_init__ (transformer_config.py): the aux-loss-free
+  // expert bias works with sigmoid and sqrtsoftplus scores only.
+  if (m.moe_router_enable_expert_bias && m.moe_router_score_function == "softmax") {
+    add(&issues, {"model.moe_router_enable_expert_bias", "model.moe_router_score_function"},
+        "moe_router_enable_expert_bias needs moe_router_score_function sigmoid or sqrtsoftplus "
+        "(Megatron-Core refuses the expert bias with softmax scores)");
+  }
   return issues;
 }
 
@@ -225,6 +232,28 @@ void context_parallel_issues(const PlanSpec& p, const ModelSpec& m, const Cluste
             " needs fused attention (Transformer Engine's context-parallel attention); "
             "attention_backend resolves to unfused (expected flash or fused, or a GPU with "
             "cluster.gpu.architecture)");
+  }
+}
+
+// Megatron-Core TransformerConfig.__post_init__'s rules for recompute_modules under selective
+// recomputation.
+void recompute_module_issues(const PlanSpec& p, const ModelSpec& m,
+                             std::vector<SpecIssue>* issues) {
+  if (p.recompute != Recompute::kSelective) return;
+  if (p.recomputes(kRecomputeMoeAct) && !p.moe_grouped_gemm) {
+    add(issues, {"plan.recompute_modules", "plan.moe_grouped_gemm"},
+        "recompute_modules moe_act needs moe_grouped_gemm true (Megatron-Core recomputes the "
+        "activation of the grouped experts only)");
+  }
+  if (p.recomputes(kRecomputeMlaUpProj) && !m.multi_latent_attention) {
+    add(issues, {"plan.recompute_modules", "model.multi_latent_attention"},
+        "recompute_modules mla_up_proj needs multi_latent_attention true");
+  }
+  if (p.recomputes(kRecomputeSharedExperts) && p.moe_shared_expert_overlap &&
+      m.moe_shared_expert_intermediate_size > 0) {
+    add(issues, {"plan.recompute_modules", "plan.moe_shared_expert_overlap"},
+        "recompute_modules shared_experts cannot work with moe_shared_expert_overlap "
+        "(Megatron-Core refuses the pair)");
   }
 }
 }  // namespace
@@ -296,6 +325,14 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
               "device_to_host_bandwidth");
     }
   }
+  if (p.activation_offload != 0 &&
+      (c.host.host_to_device_bandwidth <= 0 || c.host.device_to_host_bandwidth <= 0)) {
+    // Megatron-Core fine-grained activation offloading copies over the GPU's host link.
+    add(&issues, {"plan.activation_offload"},
+        "activation_offload needs the host links: cluster " + c.name +
+            " has no cluster.host.host_to_device_bandwidth and device_to_host_bandwidth");
+  }
+  recompute_module_issues(p, m, &issues);
   if (p.fp8_attention && p.precision != Precision::kFp8) {
     add(&issues, {"plan.fp8_attention", "plan.precision"},
         std::string("fp8_attention needs precision fp8 (precision is ") +
@@ -422,6 +459,12 @@ void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssu
               " needs a model with experts (model.num_experts is not set)");
     }
     return;
+  }
+  // Megatron-Core transformer_config.py: "Bias in Moe is only supported when ETP==1".
+  if (m.expert_biases() && p.expert_tensor() != 1) {
+    add(issues, {"model.add_bias_linear", "plan.expert_tensor_parallel_size"},
+        "add_bias_linear with experts needs expert_tensor_parallel_size 1 (it is " +
+            str(p.expert_tensor()) + "; Megatron-Core supports expert biases only then)");
   }
   if (m.num_experts % p.expert_parallel != 0) {
     add(issues, {"plan.expert_model_parallel_size", "model.num_experts"},

@@ -38,10 +38,9 @@ const std::map<std::string, Arg>& known_args() {
       {"--exp-avg-dtype", {Use::kPlan, false, "exp_avg_dtype"}},
       {"--exp-avg-sq-dtype", {Use::kPlan, false, "exp_avg_sq_dtype"}},
       {"--data-parallel-sharding-strategy", {Use::kPlan, false, "data_parallel_sharding_strategy"}},
-      // Megatron-Core FSDP runs the strategy above; FSDP itself changes nothing else trident
-      // models.
-      {"--use-megatron-fsdp", {Use::kIgnored, true, "the sharding strategy says what it does"}},
-      {"--use-custom-fsdp", {Use::kIgnored, true, "the sharding strategy says what it does"}},
+      // Megatron-Core FSDP: plan.fsdp (optim_grads_params unless the strategy is given).
+      {"--use-megatron-fsdp", {Use::kPlan, true, "fsdp"}},
+      {"--use-custom-fsdp", {Use::kPlan, true, "fsdp"}},
       // Averaging inside the reduction instead of scaling before it: the same bytes.
       {"--ddp-average-in-collective", {Use::kIgnored, true, "same bytes and flows"}},
       {"--recompute-granularity", {Use::kPlan, false, "recompute"}},
@@ -84,15 +83,14 @@ const std::map<std::string, Arg>& known_args() {
       {"--moe-router-num-groups", {Use::kModel, false, "moe_router_num_groups"}},
       {"--moe-router-group-topk", {Use::kModel, false, "moe_router_group_topk"}},
       // Router details that decide which experts a token picks, not how many tokens move:
-      // trident routes balanced (plus moe_expert_load_imbalance) whatever the scores.
-      {"--moe-router-score-function",
-       {Use::kIgnored, false, "softmax or sigmoid scores: the same top-k traffic"}},
-      {"--moe-router-enable-expert-bias",
-       {Use::kIgnored, true, "aux-loss-free balancing bias (E numbers per layer)"}},
+      // model settings that trident validates (the expert bias needs sigmoid scores) and routes
+      // balanced (plus moe_expert_load_imbalance) whatever they say.
+      {"--moe-router-score-function", {Use::kModel, false, "moe_router_score_function"}},
+      {"--moe-router-enable-expert-bias", {Use::kModel, true, "moe_router_enable_expert_bias"}},
       {"--moe-router-bias-update-rate", {Use::kIgnored, false, "the expert bias's update rate"}},
-      {"--moe-router-topk-scaling-factor",
-       {Use::kIgnored, false, "scales the routing weights, not the traffic"}},
-      {"--moe-router-pre-softmax", {Use::kIgnored, true, "softmax before top-k: same traffic"}},
+      {"--moe-router-topk-scaling-factor", {Use::kModel, false, "moe_router_topk_scaling_factor"}},
+      {"--moe-router-pre-softmax", {Use::kModel, true, "moe_router_pre_softmax"}},
+      {"--moe-router-force-load-balancing", {Use::kPlan, true, "moe_router_force_load_balancing"}},
       {"--moe-z-loss-coeff", {Use::kIgnored, false, "a loss coefficient"}},
       {"--moe-token-drop-policy",
        {Use::kIgnored, false, "which tokens are dropped, not how many (the capacity factor)"}},
@@ -112,8 +110,16 @@ const std::map<std::string, Arg>& known_args() {
       {"--moe-pad-expert-input-to-capacity",
        {Use::kPlan, true, "moe_pad_expert_input_to_capacity"}},
       {"--moe-shared-expert-overlap", {Use::kPlan, true, "moe_shared_expert_overlap"}},
-      {"--moe-grouped-gemm",
-       {Use::kIgnored, true, "trident times the experts as one grouped GEMM"}},
+      // Megatron's default is false (SequentialMLP); set after the loop for MoE models.
+      {"--moe-grouped-gemm", {Use::kSpecial, true, ""}},
+      {"--disable-bias-linear", {Use::kSpecial, true, ""}},
+      {"--qk-layernorm", {Use::kModel, true, "qk_layernorm"}},
+      {"--rotary-base", {Use::kModel, false, "rotary_base"}},
+      {"--rotary-scaling-factor", {Use::kModel, false, "rotary_scaling_factor"}},
+      {"--no-overlap-p2p-communication", {Use::kSpecial, true, ""}},
+      // Megatron-Core fine-grained activation offloading (TransformerConfig.offload_modules):
+      // plan.activation_offload, with --offload-modules.
+      {"--fine-grained-activation-offloading", {Use::kSpecial, true, ""}},
       {"--moe-router-load-balancing-type",
        {Use::kIgnored, false,
         "the balancing loss; routing imbalance is "
@@ -193,7 +199,6 @@ bool is_ignored(const std::string& name, std::string* why) {
       "--transformer-impl",
       "--norm-epsilon",
       "--rotary-",
-      "--disable-bias-linear",
       "--no-masked-softmax-fusion",
       "--no-bias-",
       "--attention-softmax-in-fp32",
@@ -211,7 +216,6 @@ bool is_ignored(const std::string& name, std::string* why) {
       "--bias-",
       "--no-rope-fusion",
       "--apply-layernorm-1p",
-      "--qk-layernorm",
       "--hysteresis",
       "--loss-scale",
       "--initial-loss-scale",

@@ -31,9 +31,10 @@ std::string yaml_scalar(const std::string& value) {
                       c == '_' || c == '+');
   }
   if (plain) return value;
-  // A flow list of integers (the expanded --moe-layer-freq) stays a list.
+  // A flow list of integers (the expanded --moe-layer-freq) or of module names
+  // (--recompute-modules) stays a list.
   if (value.size() >= 2 && value.front() == '[' && value.back() == ']' &&
-      value.find_first_not_of("0123456789, ", 1) == value.size() - 1) {
+      value.find_first_not_of("0123456789, abcdefghijklmnopqrstuvwxyz_", 1) == value.size() - 1) {
     return value;
   }
   std::string q = "'";
@@ -197,7 +198,7 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
                             " (trident models no host launch gaps for graphs to remove)");
       continue;
     }
-    if (name == "--recompute-modules") {
+    if (name == "--recompute-modules" || name == "--offload-modules") {
       given[name] = all_values();
       if (value_word && !value_word->unresolved.empty()) {
         unknown_value(*value_word, name, "the value of " + name);
@@ -280,11 +281,21 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   }
   if (has("--moe-flex-dispatcher-backend")) {
     const std::string b = get("--moe-flex-dispatcher-backend");
-    if (b != "deepep") {
+    if (b == "deepep" || b == "hybridep") {
+      plan["moe_flex_dispatcher_backend"] = b;
+    } else {
       refused.push_back("--moe-flex-dispatcher-backend " + b +
-                        " (trident models the deepep backend only: DeepEP's normal kernels)");
+                        " (trident models deepep and hybridep, expected one of them)");
     }
   }
+  // Megatron-Core TransformerConfig: add_bias_linear true unless --disable-bias-linear;
+  // moe_grouped_gemm false unless --moe-grouped-gemm (SequentialMLP).
+  model["add_bias_linear"] = has("--disable-bias-linear") ? "false" : "true";
+  if (model.count("num_experts")) {
+    plan["moe_grouped_gemm"] = has("--moe-grouped-gemm") ? "true" : "false";
+  }
+  // Megatron-LM arguments.py: --no-overlap-p2p-communication (dest overlap_p2p_comm).
+  if (has("--no-overlap-p2p-communication")) plan["overlap_p2p_comm"] = "false";
   if (has("--moe-layer-freq")) {
     std::string pattern;
     if (parse_moe_layer_freq(get("--moe-layer-freq"), &pattern)) {
@@ -338,21 +349,27 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
   }
   if (has("--recompute-modules") && plan.count("recompute") && plan["recompute"] == "selective") {
     // Megatron-Core's selective recomputation re-runs the listed modules (transformer_config.py
-    // recompute_modules); trident's selective is its default, core_attn.
-    std::string others;
+    // recompute_modules): plan.recompute_modules, whose reader checks the names.
+    std::string list;
     std::istringstream modules(get("--recompute-modules"));
-    for (std::string m; modules >> m;) {
-      if (m != "core_attn") others += (others.empty() ? "" : ", ") + m;
-    }
-    if (!others.empty()) {
-      refused.push_back("--recompute-modules " + get("--recompute-modules") + " (recomputing " +
-                        others + " is not modelled; core_attn is)");
-    }
+    for (std::string m; modules >> m;) list += (list.empty() ? "" : ", ") + m;
+    plan["recompute_modules"] = "[" + list + "]";
   } else if (has("--recompute-modules")) {
     out.ignored.push_back("--recompute-modules " + get("--recompute-modules") +
                           " (Megatron applies it only with --recompute-granularity selective)");
   }
   fp8_scaling_knobs(given, &out.ignored, &refused);
+  if (has("--fine-grained-activation-offloading") && has("--offload-modules")) {
+    std::string list;
+    std::istringstream modules(get("--offload-modules"));
+    for (std::string m; modules >> m;) list += (list.empty() ? "" : ", ") + m;
+    plan["activation_offload"] = "[" + list + "]";
+  } else if (has("--offload-modules")) {
+    out.ignored.push_back("--offload-modules " + get("--offload-modules") +
+                          " (Megatron applies it only with --fine-grained-activation-offloading)");
+  } else if (has("--fine-grained-activation-offloading")) {
+    out.ignored.push_back("--fine-grained-activation-offloading (no --offload-modules)");
+  }
   if (has("--fp4-format")) {
     plan["precision"] = "fp4";  // e2m1, the only format (--fp4-recipe says the scaling)
   } else if (has("--fp8-format")) {

@@ -4,6 +4,7 @@
 #define TRIDENT_CONFIG_MODEL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,22 @@ struct ModelSpec {
   double hidden_dropout = 0.1;     // on the attention and MLP outputs, and the embeddings
   // Megatron --normalization: LayerNorm (weight and bias) or RMSNorm (weight only).
   bool rms_norm = false;
+
+  // Megatron-Core TransformerConfig.add_bias_linear: biases on QKV, the attention projection and
+  // the MLP's (and the experts') two matrices; unset: linear_biases() decides.
+  std::optional<bool> add_bias_linear;
+  // Megatron --qk-layernorm: the model's norm on each head of Q and K after the QKV projection.
+  bool qk_layernorm = false;
+  // Megatron --rotary-base / --rotary-scaling-factor: RoPE angles only (no change in work).
+  std::int64_t rotary_base = 10000;
+  double rotary_scaling_factor = 1;
+  // Router options (megatron/core/transformer/moe/router.py): which experts a token picks and
+  // with what weight, not how many tokens move (trident routes balanced, see PlanSpec
+  // moe_load_imbalance). topk_scaling_factor 0: none.
+  bool moe_router_pre_softmax = false;
+  std::string moe_router_score_function = "softmax";
+  double moe_router_topk_scaling_factor = 0;
+  bool moe_router_enable_expert_bias = false;
 
   // Megatron --kv-channels: the dimension of one attention head (Qwen3's head_dim 128 with
   // hidden 2048 and 32 heads); 0 reads as hidden_size / num_attention_heads.
@@ -75,6 +92,12 @@ struct ModelSpec {
 
   int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
   bool moe() const { return num_experts > 0; }
+  // Returns whether the linear layers carry biases: add_bias_linear, or when unset, trident's
+  // reading before the key existed: GPT-style models do, gated (Llama-style) ones do not.
+  bool linear_biases() const { return add_bias_linear.value_or(!swiglu); }
+  // Returns whether the experts' linear layers carry biases: only when add_bias_linear is
+  // given true (unset, trident keeps its earlier bias-free experts).
+  bool expert_biases() const { return add_bias_linear.value_or(false); }
   // Returns whether layer `l` (0-based) has a MoE MLP.
   bool is_moe_layer(int l) const {
     return moe() && l >= 0 && l < static_cast<int>(moe_layer_pattern.size()) &&

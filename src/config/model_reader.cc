@@ -74,6 +74,18 @@ ModelSpec read_model(const MapReader& map) {
   map.field([&] { m.hidden_dropout = *map.number("hidden_dropout"); });
   map.field([&] { m.rms_norm = *map.text("normalization") == "RMSNorm"; });
   map.field([&] { m.kv_channels = static_cast<int>(map.integer("kv_channels").value_or(0)); });
+  // Megatron's default is true; a gated (Llama-style) model without the key keeps trident's
+  // earlier reading, no biases, as its recipes pass --disable-bias-linear (linear_biases).
+  map.field([&] { m.add_bias_linear = map.flag("add_bias_linear"); });
+  map.field([&] { m.qk_layernorm = *map.flag("qk_layernorm"); });
+  map.field([&] { m.rotary_base = *map.integer("rotary_base"); });
+  map.field([&] { m.rotary_scaling_factor = *map.number("rotary_scaling_factor"); });
+  map.field([&] { m.moe_router_pre_softmax = *map.flag("moe_router_pre_softmax"); });
+  map.field([&] { m.moe_router_score_function = *map.text("moe_router_score_function"); });
+  map.field([&] {
+    m.moe_router_topk_scaling_factor = map.number("moe_router_topk_scaling_factor").value_or(0);
+  });
+  map.field([&] { m.moe_router_enable_expert_bias = *map.flag("moe_router_enable_expert_bias"); });
   map.field([&] { m.num_experts = static_cast<int>(map.integer("num_experts").value_or(0)); });
   map.field([&] { m.moe_router_topk = static_cast<int>(*map.integer("moe_router_topk")); });
   map.field([&] {

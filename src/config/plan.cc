@@ -1,5 +1,7 @@
 #include "config/plan.h"
 
+#include <utility>
+
 namespace trident {
 
 const char* schedule_name(ScheduleKind s) {
@@ -45,6 +47,27 @@ bool parse_recompute(const std::string& name, Recompute* out) {
     }
   }
   return false;
+}
+
+unsigned parse_recompute_module(const std::string& name) {
+  static const std::pair<const char*, unsigned> kModules[] = {
+      {"core_attn", kRecomputeCoreAttn},
+      {"moe_act", kRecomputeMoeAct},
+      {"layernorm", kRecomputeLayernorm},
+      {"mla_up_proj", kRecomputeMlaUpProj},
+      {"mlp", kRecomputeMlp},
+      {"moe", kRecomputeMoe},
+      {"shared_experts", kRecomputeSharedExperts}};
+  for (const auto& [n, bit] : kModules) {
+    if (name == n) return bit;
+  }
+  return 0;
+}
+
+unsigned parse_activation_offload(const std::string& name) {
+  if (name == "expert_fc1") return kOffloadExpertFc1;
+  if (name == "moe_act") return kOffloadMoeAct;
+  return 0;
 }
 
 const char* parallel_dim_name(ParallelDim d) {

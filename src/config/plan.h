@@ -52,6 +52,31 @@ enum class DpSharding { kNoShard, kOptim, kOptimGrads, kOptimGradsParams };
 enum class StateDtype { kFp32, kFp16, kBf16, kFp8 };
 // Megatron-Core --moe-token-dispatcher-type (megatron/core/transformer/moe/token_dispatcher.py).
 enum class MoeDispatcher { kAllGather, kAllToAll, kFlex };
+// Megatron-Core --moe-flex-dispatcher-backend (transformer_config.py): DeepEP's normal kernels or
+// HybridEP; trident lowers both alike (engine/flex_dispatch.h, docs/moe.md).
+enum class MoeFlexBackend { kDeepEp, kHybridEp };
+// Megatron-Core --recompute-modules under --recompute-granularity selective
+// (TransformerConfig.recompute_modules; transformer_layer.py, mlp.py, moe/experts.py,
+// moe/moe_layer.py, multi_latent_attention.py): bits of PlanSpec::recompute_modules.
+enum RecomputeModule : unsigned {
+  kRecomputeCoreAttn = 1u << 0,       // the attention core (Korthikanti's selective)
+  kRecomputeMoeAct = 1u << 1,         // the routed experts' activation function
+  kRecomputeLayernorm = 1u << 2,      // the norms that are kernels of their own
+  kRecomputeMlaUpProj = 1u << 3,      // MLA's up-projections and RoPE
+  kRecomputeMlp = 1u << 4,            // a dense MLP
+  kRecomputeMoe = 1u << 5,            // a whole MoE MLP, dispatch and combine included
+  kRecomputeSharedExperts = 1u << 6,  // the shared expert
+};
+// Returns the bit of Megatron's module `name`, or 0 for an unknown one.
+unsigned parse_recompute_module(const std::string& name);
+// Megatron-Core fine-grained activation offloading (TransformerConfig.offload_modules) that
+// trident models: bits of PlanSpec::activation_offload.
+enum ActivationOffload : unsigned {
+  kOffloadExpertFc1 = 1u << 0,  // the routed experts' FC1 input
+  kOffloadMoeAct = 1u << 1,     // the routed experts' activation input (the FC1 output)
+};
+// Returns the bit of Megatron's offload module `name`, or 0 for one trident does not model.
+unsigned parse_activation_offload(const std::string& name);
 
 const char* schedule_name(ScheduleKind s);
 bool parse_schedule(const std::string& name, ScheduleKind* out);
@@ -94,6 +119,8 @@ struct PlanSpec {
   int virtual_stages = 1;
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
+  // With recompute selective: RecomputeModule bits (Megatron's default, core_attn).
+  unsigned recompute_modules = kRecomputeCoreAttn;
   // Derived from dp_sharding: true unless kNoShard (Megatron's --use-distributed-optimizer).
   bool distributed_optimizer = false;
   DpSharding dp_sharding = DpSharding::kNoShard;
@@ -168,6 +195,12 @@ struct PlanSpec {
   bool moe_pad_to_capacity = false;
   double moe_load_imbalance = 1;  // busiest expert's tokens / mean
   bool moe_shared_expert_overlap = false;
+  MoeFlexBackend moe_flex_backend = MoeFlexBackend::kDeepEp;
+  // The local experts as one grouped GEMM (TE GroupedLinear); false: one GEMM per expert in
+  // turn (Megatron-Core SequentialMLP).
+  bool moe_grouped_gemm = true;
+  // ActivationOffload bits: module inputs kept in host memory between forward and backward.
+  unsigned activation_offload = 0;
 
   // The software stack that runs the plan (plan.stack; config/stack.h): Megatron-Core with
   // Transformer Engine unless a profile says otherwise.
@@ -185,6 +218,10 @@ struct PlanSpec {
   bool shards_gradients() const { return dp_sharding >= DpSharding::kOptimGrads; }
   // Weights sharded and gathered per layer before use (optim_grads_params).
   bool shards_params() const { return dp_sharding == DpSharding::kOptimGradsParams; }
+  // Returns whether selective recomputation reruns module `m` (a RecomputeModule bit).
+  bool recomputes(unsigned m) const {
+    return recompute == Recompute::kSelective && (recompute_modules & m) != 0;
+  }
   // Returns whether transformer layer `layer` (0-based) of a model of `num_layers` runs its
   // linear layers in BF16 under precision fp8 / fp4 (first_last_layers_bf16; Megatron-Core's
   // fp8_utils.py get_fp8_context and fp4_utils.py get_fp4_context, by global layer number).

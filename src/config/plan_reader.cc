@@ -1,5 +1,7 @@
 // Conversion of the `plan:` section (docs/schema.md, `plan`) and its resolution on a cluster and
 // model.
+#include <algorithm>
+#include <cstdio>
 #include <set>
 #include <utility>
 
@@ -72,12 +74,49 @@ std::vector<int> read_layer_list(const MapReader& map) {
   return out;
 }
 
+// Reads a list of Megatron module names (recompute_modules, activation_offload) into bits:
+// `bit_of` gives a modelled name's bit, `known` lists every name Megatron-Core takes; a known
+// name without a bit is refused as not modelled, any other as unknown.
+unsigned read_module_list(const MapReader& map, const char* key,
+                          unsigned (*bit_of)(const std::string&),
+                          const std::vector<std::string>& known) {
+  std::string choices;  // the names trident models
+  for (const std::string& k : known) {
+    if (bit_of(k) != 0) choices += (choices.empty() ? "" : ", ") + k;
+  }
+  const YamlNode* list = map.get(key);
+  if (!list->is_sequence()) {
+    map.fail(key, "expected a list of module names (" + choices + "), got " + list->describe());
+  }
+  unsigned bits = 0;
+  for (const YamlNodePtr& item : list->items) {
+    const std::string name = item->is_scalar() ? item->scalar : "";
+    const unsigned bit = bit_of(name);
+    if (bit == 0) {
+      const bool megatron = std::find(known.begin(), known.end(), name) != known.end();
+      throw ConfigError(location_of(item->mark, map.key_path(key)),
+                        (item->is_scalar() ? "`" + name + "`" : item->describe()) +
+                            (megatron ? " is a Megatron-Core module trident does not model"
+                                      : " is not a module name") +
+                            " (expected " + choices + ")");
+    }
+    bits |= bit;
+  }
+  return bits;
+}
+
 [[noreturn]] void plan_fail(const MapReader& map, const std::string& key,
                             const std::string& message) {
   throw PlanError(map.location(key), message);
 }
 
 std::string str(std::int64_t v) { return std::to_string(v); }
+
+std::string short_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 }  // namespace
 
@@ -212,6 +251,15 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { p.sequence_parallel = *map.flag("sequence_parallel"); });
   map.field([&] { parse_recompute(*map.text("recompute"), &p.recompute); });
   map.field([&] {
+    // Megatron-Core TransformerConfig.__post_init__'s allowed modules; the gated-delta and
+    // hyper-connection ones belong to architectures trident does not model.
+    if (!map.has("recompute_modules")) return;
+    p.recompute_modules =
+        read_module_list(map, "recompute_modules", parse_recompute_module,
+                         {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe",
+                          "shared_experts", "gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"});
+  });
+  map.field([&] {
     // distributed_optimizer is the alias of sharding strategy optim: one derives the other.
     const std::optional<bool> distopt = map.flag("distributed_optimizer");
     const std::optional<std::string> strategy = map.text("data_parallel_sharding_strategy");
@@ -224,10 +272,23 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
                      " (expected distributed_optimizer true with optim, optim_grads or "
                      "optim_grads_params, false with no_shard; give one of the two)");
       }
+    } else if (map.flag("fsdp").value_or(false)) {
+      // Megatron-Core FSDP without a strategy: its default, optim_grads_params.
+      if (distopt && !*distopt) {
+        map.fail("distributed_optimizer",
+                 "false contradicts fsdp true (expected fsdp with a sharded strategy; give "
+                 "data_parallel_sharding_strategy no_shard to shard nothing)");
+      }
+      p.dp_sharding = DpSharding::kOptimGradsParams;
     } else {
       p.dp_sharding = distopt.value_or(false) ? DpSharding::kOptim : DpSharding::kNoShard;
     }
     p.distributed_optimizer = p.dp_sharding != DpSharding::kNoShard;
+    if (map.has("fsdp") && !*map.flag("fsdp") && p.dp_sharding == DpSharding::kOptimGradsParams) {
+      map.fail("fsdp",
+               "false contradicts data_parallel_sharding_strategy optim_grads_params (expected "
+               "fsdp true: only Megatron-Core FSDP shards the weights)");
+    }
   });
   map.field([&] { p.overlap_grad_reduce = *map.flag("overlap_grad_reduce"); });
   map.field([&] { p.overlap_param_gather = *map.flag("overlap_param_gather"); });
@@ -299,6 +360,42 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   map.field([&] { p.moe_pad_to_capacity = *map.flag("moe_pad_expert_input_to_capacity"); });
   map.field([&] { p.moe_load_imbalance = *map.number("moe_expert_load_imbalance"); });
   map.field([&] { p.moe_shared_expert_overlap = *map.flag("moe_shared_expert_overlap"); });
+  map.field([&] {
+    p.moe_flex_backend = *map.text("moe_flex_dispatcher_backend") == "hybridep"
+                             ? MoeFlexBackend::kHybridEp
+                             : MoeFlexBackend::kDeepEp;
+  });
+  map.field([&] { p.moe_grouped_gemm = *map.flag("moe_grouped_gemm"); });
+  map.field([&] {
+    // Megatron-Core router.py: random logits make the routing balanced, which is imbalance 1.
+    if (*map.flag("moe_router_force_load_balancing") && p.moe_load_imbalance != 1) {
+      map.fail("moe_expert_load_imbalance",
+               "moe_expert_load_imbalance " + short_text(p.moe_load_imbalance) +
+                   " contradicts moe_router_force_load_balancing true (expected 1: forced "
+                   "balancing routes every expert the same share)");
+    }
+  });
+  map.field([&] {
+    if (auto n = map.integer("expert_data_parallel")) given->expert_data_parallel = *n;
+    if (auto n = map.integer("gradient_accumulation")) given->gradient_accumulation = *n;
+  });
+  map.field([&] {
+    // Megatron-LM arguments.py: without the interleaved schedule overlap_p2p_comm is set to
+    // false, as trident's sends behave either way; with it, blocking sends are not modelled.
+    if (!*map.flag("overlap_p2p_comm") && p.virtual_stages > 1) {
+      map.fail("overlap_p2p_comm",
+               "false with virtual_stages " + std::to_string(p.virtual_stages) +
+                   " is not modelled (trident's interleaved pipeline sends never hold the "
+                   "sender; expected true, Megatron's default)");
+    }
+  });
+  map.field([&] {
+    if (!map.has("activation_offload")) return;
+    p.activation_offload =
+        read_module_list(map, "activation_offload", parse_activation_offload,
+                         {"attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm",
+                          "expert_fc1", "moe_act", "fused_group_mlp", "gdp_qkv"});
+  });
 
   map.field([&] {
     if (map.has("pipeline_layers")) p.pipeline_layers = read_layer_list(map);
@@ -415,6 +512,23 @@ void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpe
   if (!issues.empty()) {
     report_issues(map, issues, true);
     return;
+  }
+  // Derived values a recipe states: the same as trident derives, or a contradiction.
+  if (given.expert_data_parallel && *given.expert_data_parallel != p->expert_data_parallel()) {
+    plan_fail(map, "expert_data_parallel",
+              "expert_data_parallel " + str(*given.expert_data_parallel) +
+                  " differs from tensor_parallel × context_parallel × data_parallel / "
+                  "(expert_model_parallel_size × expert_tensor_parallel_size) = " +
+                  str(p->tensor) + " × " + str(p->context) + " × " + str(p->data) + " / (" +
+                  str(p->expert_parallel) + " × " + str(p->expert_tensor()) + ") = " +
+                  str(p->expert_data_parallel()) + " (expected that value, or the key left out)");
+  }
+  if (given.gradient_accumulation && *given.gradient_accumulation != p->num_microbatches) {
+    plan_fail(map, "gradient_accumulation",
+              "gradient_accumulation " + str(*given.gradient_accumulation) +
+                  " differs from num_microbatches = global_batch_size / (micro_batch_size × "
+                  "data_parallel) = " +
+                  str(p->num_microbatches) + " (expected that value, or the key left out)");
   }
   report_issues(map, simulation_size_issues(*p, cluster), true);
 }

@@ -41,6 +41,9 @@ struct PlanGiven {
   int layout_mtp_layers = 0;        // and their number
   bool embedding_in_split = false;  // account_for_embedding_in_pipeline_split
   bool loss_in_split = false;       // account_for_loss_in_pipeline_split
+  // Derived values a recipe states, checked against trident's once the plan is resolved.
+  std::optional<int> expert_data_parallel;   // expert_data_parallel
+  std::optional<int> gradient_accumulation;  // gradient_accumulation
 };
 
 // Converts the `plan` map (path "plan") field by field, without the cluster or model:

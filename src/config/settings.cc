@@ -92,6 +92,11 @@ Setting mg(Setting s, std::string megatron) {
   }
   return s;
 }
+// Another name the key is read under (a recipe table's word for it).
+Setting alias(Setting s, std::string name) {
+  s.aliases.push_back(std::move(name));
+  return s;
+}
 Setting hf(Setting s, std::string name) {
   s.hugging_face = std::move(name);
   return s;
@@ -506,6 +511,33 @@ std::vector<SettingSection> build_sections() {
                          "hidden_size / num_attention_heads"),
                  "--kv-channels"),
               "head_dim"),
+           // Megatron-Core TransformerConfig.add_bias_linear (transformer_config.py; the flag
+           // --disable-bias-linear turns it off): biases on QKV, the attention projection and
+           // both MLP matrices, routed experts included.
+           mg(derived(boolean("add_bias_linear",
+                              "Biases on the linear layers (QKV, attention projection, FC1, FC2, "
+                              "the routed experts'): their parameters, gradients and optimizer "
+                              "state; the bias adds run inside the GEMM epilogues and the fused "
+                              "bias-dropout-add, so no kernel of their own. Megatron's default is "
+                              "true; Llama-style recipes pass --disable-bias-linear."),
+                      "biases on dense GPT-style layers; none with swiglu, none on experts"),
+              "--disable-bias-linear (negated)"),
+           mg(def(boolean("qk_layernorm",
+                          "A norm (the model's normalization) on each head of Q and K after "
+                          "the QKV projection (Qwen3, OLMo 2): its kernels, weights and the "
+                          "activations it keeps."),
+                  "false"),
+              "--qk-layernorm"),
+           mg(def(integer("rotary_base", 1, 1e12,
+                          "RoPE base θ: which angles rotate Q and K, not how much work "
+                          "(same kernels, same bytes)."),
+                  "10000"),
+              "--rotary-base"),
+           mg(def(number("rotary_scaling_factor", 1, 1e6,
+                         "RoPE frequency scaling (Llama 3.1 scaling, DeepSeek YaRN: 40): "
+                         "changes the angles, not the work."),
+                  "1"),
+              "--rotary-scaling-factor"),
            // Mixture of experts (Megatron-Core megatron/core/transformer/moe/).
            hf(mg(derived(integer("num_experts", 1, limits::kMaxExperts,
                                  "Routed experts per MoE layer."),
@@ -531,6 +563,31 @@ std::vector<SettingSection> build_sections() {
                          "none: no group limit"),
                  "--moe-router-group-topk"),
               "topk_group"),
+           // Router details (megatron/core/transformer/moe/router.py TopKRouter,
+           // moe_utils.py topk_routing_with_score_function): they decide which experts a token
+           // picks and with what weight, not how many tokens move or how much the kernels do;
+           // trident routes balanced (plus plan.moe_expert_load_imbalance) whatever the scores.
+           mg(def(boolean("moe_router_pre_softmax",
+                          "Softmax (or sigmoid) before the top-k instead of after: the same "
+                          "T × E scores read, the same traffic."),
+                  "false"),
+              "--moe-router-pre-softmax"),
+           mg(def(choice("moe_router_score_function", {"softmax", "sigmoid", "sqrtsoftplus"},
+                         "Routing score function (DeepSeek-V3: sigmoid): an element-wise "
+                         "function of the same T × E scores, the same traffic."),
+                  "softmax"),
+              "--moe-router-score-function"),
+           mg(number("moe_router_topk_scaling_factor", 1e-6, 1e6,
+                     "Scales the routing weights of the top-k experts (DeepSeek-V3: 2.5), "
+                     "not the traffic. Absent: no scaling."),
+              "--moe-router-topk-scaling-factor"),
+           mg(def(boolean("moe_router_enable_expert_bias",
+                          "Aux-loss-free balancing: a per-expert bias added to the scores before "
+                          "the top-k (E fp32 numbers per layer, a buffer outside the optimizer); "
+                          "needs moe_router_score_function sigmoid or sqrtsoftplus. Routing "
+                          "imbalance is plan.moe_expert_load_imbalance."),
+                  "false"),
+              "--moe-router-enable-expert-bias"),
            hf(mg(derived(integer("moe_ffn_hidden_size", 1, limits::kMaxFfnHiddenSize,
                                  "Width of one routed expert's MLP."),
                          "ffn_hidden_size"),
@@ -669,6 +726,17 @@ std::vector<SettingSection> build_sections() {
                          "Activation recomputation (Korthikanti et al. 2022)."),
                   "none"),
               "--recompute-granularity"),
+           mg(def(row("recompute_modules", K::kList,
+                      "With recompute selective: the modules whose saved activations are freed "
+                      "and whose forward reruns in backward (Megatron-Core "
+                      "TransformerConfig.recompute_modules): core_attn (the attention core), "
+                      "moe_act (the experts' activation function; needs moe_grouped_gemm), "
+                      "layernorm (the norms before attention and the MLP that are kernels of "
+                      "their own), mla_up_proj (multi-latent attention's up-projections and "
+                      "RoPE), mlp (dense MLPs), moe (the whole MoE MLP, dispatch and combine "
+                      "included), shared_experts (not with moe_shared_expert_overlap)."),
+                  "[core_attn]"),
+              "--recompute-modules"),
            mg(derived(boolean("distributed_optimizer",
                               "ZeRO-1: optimizer state sharded over data parallelism "
                               "(reduce-scatter gradients, all-gather weights); the same as "
@@ -684,6 +752,22 @@ std::vector<SettingSection> build_sections() {
                              "and backward)."),
                       "optim when distributed_optimizer is true, else no_shard"),
               "--data-parallel-sharding-strategy"),
+           // Megatron-Core FSDP (megatron/core/distributed/fsdp/; arguments.py
+           // --use-megatron-fsdp, formerly --use-custom-fsdp): what it shards is the strategy
+           // above, optim_grads_params unless given.
+           [] {
+             Setting s = mg(derived(boolean("fsdp",
+                                            "Megatron-Core FSDP: true sets "
+                                            "data_parallel_sharding_strategy optim_grads_params "
+                                            "unless the strategy is given; false refuses "
+                                            "optim_grads_params (Megatron's DDP and distributed "
+                                            "optimizer do not shard the weights)."),
+                                    "true when data_parallel_sharding_strategy is "
+                                    "optim_grads_params"),
+                            "--use-megatron-fsdp");
+             s.aliases.push_back("use_custom_fsdp");
+             return s;
+           }(),
            mg(def(boolean("overlap_grad_reduce",
                           "Reduce gradient buckets during the last micro-batch's backward."),
                   "false"),
@@ -730,13 +814,17 @@ std::vector<SettingSection> build_sections() {
                          "use_precision_aware_optimizer)."),
                   "fp32"),
               "--exp-avg-sq-dtype"),
-           mg(def(boolean("optimizer_cpu_offload",
+           // optimizer_offload: the name some recipes' tables give it.
+           alias(
+               mg(def(boolean(
+                          "optimizer_cpu_offload",
                           "Megatron-Core's hybrid device optimizer: optimizer_offload_fraction of "
                           "the optimizer step (fp32 master weights, Adam moments, gradients) on "
                           "the host CPU (needs use_precision_aware_optimizer, the distributed "
                           "optimizer and cluster.host)."),
-                  "false"),
-              "--optimizer-cpu-offload"),
+                      "false"),
+                  "--optimizer-cpu-offload"),
+               "optimizer_offload"),
            mg(def(number("optimizer_offload_fraction", 0, 1,
                          "Fraction of each GPU's optimizer shard stepped on the host."),
                   "1"),
@@ -883,6 +971,49 @@ std::vector<SettingSection> build_sections() {
                           "Run the shared expert during the dispatch and combine all-to-alls."),
                   "false"),
               "--moe-shared-expert-overlap"),
+           mg(def(choice("moe_flex_dispatcher_backend", {"deepep", "hybridep"},
+                         "The flex dispatcher's kernels: DeepEP's normal kernels or HybridEP "
+                         "(NVLink-domain-wide dispatch on NVL72). trident lowers both the same "
+                         "way, with the NVLink island as the domain inside which a token is "
+                         "sent to each destination GPU (docs/moe.md, \"The flex dispatcher\")."),
+                  "deepep"),
+              "--moe-flex-dispatcher-backend"),
+           mg(def(boolean("moe_grouped_gemm",
+                          "The local experts' GEMMs as one grouped GEMM (Transformer Engine "
+                          "GroupedLinear); false: one GEMM per local expert, one after the "
+                          "other (Megatron-Core SequentialMLP). Megatron's default is false; "
+                          "trident's true, as every MoE recipe sets it."),
+                  "true"),
+              "--moe-grouped-gemm"),
+           mg(def(boolean("moe_router_force_load_balancing",
+                          "Benchmark routing from random logits (Megatron-Core, experimental): "
+                          "balanced, the same as moe_expert_load_imbalance 1, which it requires."),
+                  "false"),
+              "--moe-router-force-load-balancing"),
+           derived(integer("expert_data_parallel", 1, limits::kMaxGpus,
+                           "The expert-data-parallel size as a recipe states it; checked, not "
+                           "set: it must equal tensor × context × data / (expert_model_parallel "
+                           "× expert_tensor_parallel)."),
+                   "t × cp × d / (EP × ETP)"),
+           derived(integer("gradient_accumulation", 1, limits::kMaxMicrobatches,
+                           "Gradient-accumulation steps as a recipe states them; checked, not "
+                           "set: it must equal num_microbatches."),
+                   "num_microbatches"),
+           mg(def(boolean("overlap_p2p_comm",
+                          "Interleaved 1F1B: pipeline sends and receives run beside the next "
+                          "chunk's compute (Megatron's default; trident's pipeline sends never "
+                          "hold the sender). false with virtual_stages > 1 is refused (not "
+                          "modelled); Megatron forces false without interleaving, which trident "
+                          "accepts."),
+                  "true"),
+              "--no-overlap-p2p-communication (negated)"),
+           def(row("activation_offload", K::kList,
+                   "Megatron-Core fine-grained activation offloading (offload_modules): the "
+                   "saved inputs of these modules go to host memory after their forward and "
+                   "come back for their backward, over cluster.host's links beside the "
+                   "compute (needs them). Modelled: expert_fc1, moe_act (MoE layers); "
+                   "Megatron's other modules are refused by name."),
+               "[]"),
            number("train_tokens", 1, 1e18,
                   "Tokens of the whole training run: the report adds days of training and "
                   "GPU-hours (a plain number, 15e12; trident's --train-tokens takes 15T)."),

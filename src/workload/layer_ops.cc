@@ -137,6 +137,7 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchi
   d.elem = plan.precision == Precision::kFp8 || d.fp4 ? 2.0 : precision_bytes(plan.precision);
   d.swiglu = model.swiglu;
   d.rope = model.rotary_position_embeddings;
+  d.qk_norm = model.qk_layernorm && !model.multi_latent_attention;
   d.attention_dropout = model.attention_dropout > 0;
   d.hidden_dropout = model.hidden_dropout > 0;
   d.attention = resolve_attention_backend(plan.attention_backend, arch);
@@ -169,6 +170,7 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchi
     d.alltoall = plan.moe_dispatcher == MoeDispatcher::kAllToAll;
     d.flex = plan.moe_dispatcher == MoeDispatcher::kFlex;
     d.shared_overlap = plan.moe_shared_expert_overlap;
+    d.grouped_gemm = plan.moe_grouped_gemm;
   }
   return d;
 }
@@ -240,6 +242,9 @@ std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe) {
     add_mla_forward(d, &ops);
   } else {
     add(&ops, linear("qkv", tokens, qkv_out, d.h));
+    // Megatron-Core attention.py: q_layernorm and k_layernorm (TENorm over each head's hd
+    // elements) after the QKV split, before RoPE; one fused kernel reading and writing Q and K.
+    if (d.qk_norm) add(&ops, memory("qk_norm", 2 * tokens * (d.hd * (d.a + d.g)) / d.t * e));
     if (d.rope) add(&ops, memory("rope", 2 * tokens * (d.hd * (d.a + d.g)) / d.t * e));  // Q, K
   }
   if (d.attention == AttentionBackend::kUnfused) {
@@ -339,6 +344,7 @@ std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe) {
     add(&ops, linear("q_kv_down_wgrad", d.h, d.q_lora + d.kv_lora + d.qk_rope, tokens));
   } else {
     if (d.rope) add(&ops, memory("rope_bwd", 2 * tokens * (d.hd * (d.a + d.g)) / d.t * e));
+    if (d.qk_norm) add(&ops, memory("qk_norm_bwd", 4 * tokens * (d.hd * (d.a + d.g)) / d.t * e));
     add_cast(&ops, d, "fp8_cast_qkv_grad", tokens * qkv_out);
     add(&ops, linear("qkv_dgrad", tokens, d.h, qkv_out));
     add(&ops, input_grad("tp_ar_attn_bwd", "tp_rs_attn_bwd"));

@@ -56,6 +56,12 @@ struct Op {
   int overlap_ops = 1;
   // kGemm: a grouped GEMM of `gemm.batch` experts (ComputeModel::grouped_gemm_time).
   bool grouped = false;
+  // kGemm: `gemm.batch` GEMMs of one expert each, launched one after another (Megatron-Core
+  // SequentialMLP, moe_grouped_gemm false): batch x ComputeModel::gemm_time of one.
+  bool sequential = false;
+  // A wait of this many seconds with no kernel (an activation-offload copy beyond the pass's
+  // compute, activation_offload.h); negative: timed by its kind.
+  double fixed_s = -1;
   // kEpCollective all-to-all: the combine (the busiest rank sends the most) rather than the
   // dispatch (it receives the most).
   bool combine = false;
@@ -81,6 +87,7 @@ struct LayerDims {
   double elem = 2;  // bytes per activation element
   bool swiglu = false;
   bool rope = false;              // rotary embeddings applied to Q and K (one kernel)
+  bool qk_norm = false;           // model.qk_layernorm: a norm on each head of Q and K
   bool attention_dropout = true;  // model.attention_dropout > 0
   bool hidden_dropout = true;     // model.hidden_dropout > 0
   // Resolved plan.attention_backend (never kAuto).
@@ -108,6 +115,7 @@ struct LayerDims {
   bool alltoall = false;   // moe_token_dispatcher_type alltoall (else allgather)
   bool flex = false;       // moe_token_dispatcher_type flex (DeepEP; engine/flex_dispatch.h)
   bool shared_overlap = false;
+  bool grouped_gemm = true;  // plan.moe_grouped_gemm: the experts' GEMMs as one grouped kernel
 };
 
 // `arch` resolves attention_backend auto and the FP8 cast layout.

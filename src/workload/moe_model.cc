@@ -7,6 +7,11 @@ namespace {
 
 double mlp_matrices(const ModelSpec& m) { return m.swiglu ? 3 : 2; }
 
+// The biases of one expert of width f (FC1's g f outputs, FC2's h) when the model has them.
+double expert_biases(const ModelSpec& m, double f) {
+  return m.expert_biases() ? (m.swiglu ? 2 : 1) * f + m.hidden_size : 0;
+}
+
 }  // namespace
 
 double attention_params(const ModelSpec& m) {
@@ -19,19 +24,28 @@ double attention_params(const ModelSpec& m) {
         q_lora > 0 ? h * q_lora + q_lora + q_lora * a * (qk + rope) : h * a * (qk + rope);
     // linear_kv_down_proj (latent plus the shared rotary key), kv_layernorm, linear_kv_up_proj.
     const double kv = h * (kv_lora + rope) + kv_lora + kv_lora * a * (qk + v);
-    return q + kv + a * v * h;  // linear_proj
+    // Only linear_proj has a bias with add_bias_linear (multi_latent_attention.py builds the
+    // down- and up-projections with bias=False; attention.py's linear_proj takes the flag).
+    const double biases = m.linear_biases() ? h : 0;
+    return q + kv + a * v * h + biases;  // linear_proj
   }
   const double q = a * m.head_dim(), kv = 2.0 * m.num_query_groups * m.head_dim();
   const double weights = h * (q + kv) + q * h;
-  return m.swiglu ? weights : weights + (q + kv) + h;
+  // QK norm: a weight per head dimension for Q and for K (and a bias each under LayerNorm),
+  // shared by the heads (Megatron-Core's q_layernorm / k_layernorm over hidden_size_per_head).
+  const double qk_norm = m.qk_layernorm ? (m.rms_norm ? 2 : 4) * m.head_dim() : 0;
+  return weights + qk_norm + (m.linear_biases() ? (q + kv) + h : 0);
 }
 
 double routed_expert_params(const ModelSpec& m) {
-  return mlp_matrices(m) * m.hidden_size * double(m.moe_ffn_hidden_size);
+  const double f = double(m.moe_ffn_hidden_size);
+  return mlp_matrices(m) * m.hidden_size * f + expert_biases(m, f);
 }
 
 double shared_expert_params(const ModelSpec& m) {
-  return mlp_matrices(m) * m.hidden_size * double(m.moe_shared_expert_intermediate_size);
+  const double f = double(m.moe_shared_expert_intermediate_size);
+  if (f <= 0) return 0;
+  return mlp_matrices(m) * m.hidden_size * f + expert_biases(m, f);
 }
 
 double router_params(const ModelSpec& m) { return double(m.hidden_size) * m.num_experts; }

@@ -34,10 +34,12 @@ Op collective_op(const char* name, OpKind kind, CollectiveOp c, double bytes) {
   return op;
 }
 
-// A grouped GEMM of the experts, at the busiest rank's load (model FLOPs at the mean).
+// A grouped GEMM of the experts, at the busiest rank's load (model FLOPs at the mean); without
+// moe_grouped_gemm, one GEMM per local expert in turn (experts.py SequentialMLP).
 Op expert_gemm(const LayerDims& d, const char* name, double m, double n, double k, double batch) {
   Op op = gemm_op(name, m, n, k, batch);
-  op.grouped = true;
+  op.grouped = d.grouped_gemm;
+  op.sequential = !d.grouped_gemm;
   op.model_flops_scale = 1 / d.expert_load;
   return op;
 }

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "schedule/program.h"
+#include "workload/activation_offload.h"
 #include "workload/compute_model.h"
 #include "workload/cp_attention.h"
 #include "workload/eager_ops.h"
@@ -14,6 +15,7 @@
 #include "workload/mtp.h"
 #include "workload/nvfp4.h"
 #include "workload/op_classes.h"
+#include "workload/recompute_modules.h"
 #include "workload/tp_overlap.h"
 
 namespace trident {
@@ -121,11 +123,17 @@ double op_time(const Op& op, const Timing& tm) {
       return times[static_cast<size_t>(&op - ops->data())];
     }
   }
+  if (op.fixed_s >= 0) return op.fixed_s;
   switch (op.kind) {
     // Tensor-core kernels run slower inside a step than in isolation: the sustained clock under
     // the power limit (gpu.clocks) and gpu.efficiency.in_training.
     case OpKind::kGemm: {
       const Precision p = op_precision(op, tm);
+      if (op.sequential) {
+        GemmShape one = op.gemm;
+        one.batch = 1;
+        return op.gemm.batch * tm.cm.gemm_time(one, p) / tm.cm.in_step(p);
+      }
       return (op.grouped ? tm.cm.grouped_gemm_time(op.gemm, p) : tm.cm.gemm_time(op.gemm, p)) /
              tm.cm.in_step(p);
     }
@@ -365,19 +373,6 @@ double dense_mlp_coefficient(const ModelSpec& m, const PlanSpec& p) {
   return (2 * g + saved_linear_input_bytes(p)) * f;
 }
 
-// The attention core that selective recomputation re-runs before the backward pass.
-std::vector<Op> attention_core(const std::vector<Op>& forward) {
-  std::vector<Op> core;
-  for (const Op& op : forward) {
-    if (op.name == "attn_scores" || op.name == "softmax" || op.name == "attn_dropout" ||
-        op.name == "attn_values" || op.name == "attention" || op.kind == OpKind::kCpTransfer ||
-        op.cp_ring || op.name.rfind("cp_", 0) == 0) {
-      core.push_back(op);
-    }
-  }
-  return core;
-}
-
 // Walks each stage's program and records the peak bytes (and count) of chunk activations
 // forwarded but not yet backwarded.
 void schedule_memory(const std::vector<StageProgram>& programs, Workload* w) {
@@ -412,7 +407,7 @@ std::vector<Op> stack_kernels(std::vector<Op> ops, const LayerDims& dims, const 
 // they keep: the plan's, or BF16 for the layers first_last_layers_bf16 keeps there.
 struct LayerKernels {
   LayerKernels(const ComputeModel& compute, const ModelSpec& model, const PlanSpec& plan,
-               GpuArchitecture arch)
+               GpuArchitecture arch, const HostSpec& host)
       : dims(make_layer_dims(model, plan, arch)),
         tm(make_timing(compute, plan, dims)),
         fwd(stack_kernels(layer_forward_ops(dims), dims, model, plan)),
@@ -425,12 +420,38 @@ struct LayerKernels {
         act_moe(act + moe_activation_delta_bytes(model, plan)) {
     tm.arch = arch;
     if (plan.recompute == Recompute::kFull) recompute = fwd;
+    // Selective: torchtitan's op policy, or Megatron-Core's recompute_modules (core_attn by
+    // default: the attention core).
+    const bool alternate = plan.recompute == Recompute::kSelective &&
+                           plan.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls;
     if (plan.recompute == Recompute::kSelective) {
-      const bool alternate =
-          plan.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls;
-      recompute = alternate ? alternate_matmul_recompute(fwd, dims) : attention_core(fwd);
+      recompute = alternate ? alternate_matmul_recompute(fwd, dims)
+                            : module_recompute_ops(fwd, plan, false);
     }
-    moe_recompute = plan.recompute == Recompute::kFull ? moe_fwd : recompute;
+    moe_recompute = plan.recompute == Recompute::kFull ? moe_fwd
+                    : alternate                        ? recompute
+                                                       : module_recompute_ops(moe_fwd, plan, true);
+    if (!alternate) {
+      act -= recompute_module_savings(model, plan, false);
+      act_moe -= recompute_module_savings(model, plan, true);
+    }
+    // Activation offloading: the MoE layer's offloaded inputs leave the GPU; each pass waits
+    // for its copy beyond its own kernels (D2H after the forward, H2D before the backward).
+    const double offloaded = offloaded_activation_bytes(model, plan);
+    if (offloaded > 0) {
+      const auto kernels_s = [&](const std::vector<Op>& ops) {
+        double sum = 0;
+        for (const Op& op : ops) sum += op_time(op, tm);
+        return sum;
+      };
+      const double d2h =
+          offload_wait_s(offloaded, host.device_to_host_bandwidth, kernels_s(moe_fwd));
+      const double h2d =
+          offload_wait_s(offloaded, host.host_to_device_bandwidth, kernels_s(moe_bwd));
+      moe_fwd.push_back(offload_wait_op("offload_d2h_wait", d2h));
+      moe_bwd.insert(moe_bwd.begin(), offload_wait_op("offload_h2d_wait", h2d));
+      act_moe -= offloaded;
+    }
     for (const std::vector<Op>* ops :
          {&fwd, &bwd, &recompute, &moe_fwd, &moe_bwd, &moe_recompute}) {
       time_once(*ops, &tm);
@@ -459,11 +480,14 @@ PlanSpec bf16_plan(PlanSpec plan, const ComputeModel& compute) {
 double layer_params(const ModelSpec& m) {
   const double h = m.hidden_size, f = double(m.ffn_hidden_size);
   const double kv = 2 * h * m.num_query_groups / m.num_attention_heads;
-  // GPT-style models carry linear biases; gated (Llama-style) models none. Two norms per
-  // layer: LayerNorm has a weight and a bias, RMSNorm a weight.
+  // Linear biases with add_bias_linear (ModelSpec::linear_biases: by default GPT-style models
+  // carry them, gated Llama-style ones not). Two norms per layer: LayerNorm has a weight and a
+  // bias, RMSNorm a weight.
   const double norms = m.rms_norm ? 2 * h : 4 * h;
-  if (m.swiglu) return attention_params(m) + 3 * h * f + norms;
-  return h * (h + kv) + (h + kv) + h * h + h + 2 * h * f + f + h + norms;
+  const bool bias = m.linear_biases();
+  if (m.swiglu) return attention_params(m) + 3 * h * f + (bias ? 2 * f + h : 0) + norms;
+  const double qk_norm = m.qk_layernorm ? (m.rms_norm ? 2 : 4) * m.head_dim() : 0;
+  return h * (h + kv) + h * h + 2 * h * f + qk_norm + (bias ? (h + kv) + h + f + h : 0) + norms;
 }
 
 double model_params(const ModelSpec& m) {
@@ -519,6 +543,11 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
   // dense_mlp_activation_bytes (Korthikanti's 16 for f = 4h without gating).
   const double mlp = dense_mlp_coefficient(m, p);
   double sharded = 8 - 4 * (1 - double(m.num_query_groups) / m.num_attention_heads) + mlp;
+  // qk_layernorm: the norms save their input, Q and K before the norm (16 bits; a s b hd + g s b hd
+  // elements).
+  if (m.qk_layernorm && !m.multi_latent_attention) {
+    sharded += 2.0 * m.head_dim() * (m.num_attention_heads + m.num_query_groups) / h;
+  }
   double replicated_kept = replicated;
   if (p.precision == Precision::kFp8 || p.precision == Precision::kFp4) {
     // Transformer Engine saves a linear layer's input for the weight gradient in FP8, as the
@@ -541,7 +570,12 @@ double layer_activation_bytes(const ModelSpec& m, const PlanSpec& p, GpuArchitec
       if (p.stack.selective_recompute == SelectiveRecompute::kAlternateMatmuls) {
         return alternate_matmul_activation_bytes(m, p);
       }
-      return sp ? (sharded + replicated_kept) * sbh / t : sbh * (replicated_kept + sharded / t);
+      {
+        // Megatron's recompute_modules without core_attn keep the attention core's tensors.
+        const double kept_core = p.recomputes(kRecomputeCoreAttn) ? 0 : core;
+        return sp ? sbh * ((sharded + replicated_kept) / t + kept_core)
+                  : sbh * (replicated_kept + sharded / t + kept_core);
+      }
     case Recompute::kNone:
       break;
   }
@@ -568,7 +602,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   const PlanSpec& plan = sc.plan;
   const GpuArchitecture arch = sc.cluster.gpu.architecture;
   const ComputeModel compute(sc.cluster.gpu, plan.precision);
-  const LayerKernels low(compute, model, plan, arch);
+  const LayerKernels low(compute, model, plan, arch, sc.cluster.host);
   const LayerDims& dims = low.dims;
   const Timing& cm = low.tm;
   // The stack's kernels for the embedding and output layer (the layers' are in LayerKernels).
@@ -578,7 +612,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
   // get_fp4_context, by the layer's global number).
   std::unique_ptr<LayerKernels> bf16;
   if (plan.first_last_layers_bf16) {
-    bf16 = std::make_unique<LayerKernels>(compute, model, bf16_plan(plan, compute), arch);
+    bf16 = std::make_unique<LayerKernels>(compute, model, bf16_plan(plan, compute), arch,
+                                          sc.cluster.host);
   }
   const auto kernels = [&](int layer) -> const LayerKernels& {
     return bf16 && plan.bf16_layer(layer, model.num_layers) ? *bf16 : low;
