@@ -50,7 +50,9 @@ for file in "${files[@]}"; do
       continue
     fi
     if [ -n "$anchor" ]; then
-      if [[ "$resolved" != *.md ]] || ! anchors "$resolved" | grep -qxF -- "$anchor"; then
+      # Not grep -q: it stops reading at the first match, and pipefail would count the
+      # writer's SIGPIPE as a missing heading.
+      if [[ "$resolved" != *.md ]] || ! anchors "$resolved" | grep -xF -- "$anchor" > /dev/null; then
         problems+=("$file: link to $target: no heading #$anchor in $resolved")
       fi
     fi
