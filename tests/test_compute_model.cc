@@ -200,7 +200,8 @@ TEST_CASE("fused attention: causal runs half the FLOPs, longer sequences run fas
         cm.attention_efficiency(full, AttentionBackend::kFlash, Precision::kBf16, false));
 }
 
-TEST_CASE("B200 FP8 attention backward is not slower than the H100's", "[compute_model][attention]") {
+TEST_CASE("B200 FP8 attention backward is not slower than the H100's",
+          "[compute_model][attention]") {
   // Llama-style shapes (head dim 128, GQA) from 4k to 32k tokens, causal and not, both fused
   // backends. (FlashAttention-4's causal forward, measured, is slow below 4k tokens: with its
   // causal term a B200 flash causal backward of 1-2k tokens stays slower than the H100's.)

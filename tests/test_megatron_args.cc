@@ -244,10 +244,9 @@ TEST_CASE("recipe flags map to their settings instead of being ignored", "[megat
   }
   // Megatron's default: biases unless --disable-bias-linear.
   const Scenario biased = load_scenario_text(
-      translate_megatron_args(
-          "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
-              "--swiglu --ffn-hidden-size 11008",
-          "l", "dgx-h100")
+      translate_megatron_args("torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
+                                  "--swiglu --ffn-hidden-size 11008",
+                              "l", "dgx-h100")
           .yaml,
       "l", {});
   CHECK(biased.model.linear_biases());

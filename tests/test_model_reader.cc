@@ -14,7 +14,8 @@ using namespace trident::testing;
 
 namespace {
 
-const std::string kTinyScenario = repo("scenarios/tiny.yaml");  // h = 1024, 16 heads, f = 4h, GPT-style
+const std::string kTinyScenario =
+    repo("scenarios/tiny.yaml");  // h = 1024, 16 heads, f = 4h, GPT-style
 
 bool has_op(const std::vector<Op>& ops, const std::string& name) {
   for (const Op& op : ops) {
@@ -50,7 +51,8 @@ TEST_CASE("add_bias_linear: both values, and the default trident assumed before"
   experts.insert(experts.end(),
                  {"plan.expert_tensor_parallel_size=1", "plan.expert_model_parallel_size=2",
                   "plan.moe_token_dispatcher_type=alltoall"});
-  CHECK(routed_expert_params(load_scenario(kTinyScenario, experts).model) == 3 * h * 2816 + 2 * 2816 + h);
+  CHECK(routed_expert_params(load_scenario(kTinyScenario, experts).model) ==
+        3 * h * 2816 + 2 * 2816 + h);
 }
 
 TEST_CASE("qk_layernorm: a kernel each way, weights and saved Q and K", "[model]") {

@@ -26,16 +26,18 @@ std::vector<std::string> moe(std::vector<std::string> more) {
 
 TEST_CASE("fsdp is Megatron-Core FSDP: optim_grads_params unless the strategy is given",
           "[plan][fsdp]") {
-  CHECK(load_scenario(kTinyScenario, {"plan.fsdp=true"}).plan.dp_sharding == DpSharding::kOptimGradsParams);
+  CHECK(load_scenario(kTinyScenario, {"plan.fsdp=true"}).plan.dp_sharding ==
+        DpSharding::kOptimGradsParams);
   CHECK(load_scenario(kTinyScenario, {"plan.use_megatron_fsdp=true"}).plan.dp_sharding ==
         DpSharding::kOptimGradsParams);
-  CHECK(load_scenario(kTinyScenario, {"plan.fsdp=true", "plan.data_parallel_sharding_strategy=optim"})
-            .plan.dp_sharding == DpSharding::kOptim);
+  CHECK(
+      load_scenario(kTinyScenario, {"plan.fsdp=true", "plan.data_parallel_sharding_strategy=optim"})
+          .plan.dp_sharding == DpSharding::kOptim);
   CHECK(load_scenario(kTinyScenario, {"plan.fsdp=false"}).plan.dp_sharding == DpSharding::kNoShard);
   CHECK(load_scenario(kTinyScenario, {"plan.fsdp=false", "plan.distributed_optimizer=true"})
             .plan.dp_sharding == DpSharding::kOptim);
   CHECK_THAT(load_error(kTinyScenario, {"plan.fsdp=false",
-                                "plan.data_parallel_sharding_strategy=optim_grads_params"}),
+                                        "plan.data_parallel_sharding_strategy=optim_grads_params"}),
              Catch::Contains("plan.fsdp: false contradicts data_parallel_sharding_strategy "
                              "optim_grads_params"));
   CHECK_THAT(load_error(kTinyScenario, {"plan.fsdp=true", "plan.distributed_optimizer=false"}),
@@ -44,12 +46,13 @@ TEST_CASE("fsdp is Megatron-Core FSDP: optim_grads_params unless the strategy is
 
 TEST_CASE("derived values a recipe states must equal trident's", "[plan]") {
   // t cp d / (EP ETP) = 2 x 1 x 2 / (2 x 2) = 1; num_microbatches 8.
-  const Scenario ok =
-      load_scenario(kTinyScenario, moe({"plan.expert_model_parallel_size=2", "plan.expert_data_parallel=1",
-                                "plan.gradient_accumulation=8"}));
+  const Scenario ok = load_scenario(
+      kTinyScenario, moe({"plan.expert_model_parallel_size=2", "plan.expert_data_parallel=1",
+                          "plan.gradient_accumulation=8"}));
   CHECK(ok.plan.num_microbatches == 8);
   CHECK_THAT(
-      load_error(kTinyScenario, moe({"plan.expert_model_parallel_size=2", "plan.expert_data_parallel=2"})),
+      load_error(kTinyScenario,
+                 moe({"plan.expert_model_parallel_size=2", "plan.expert_data_parallel=2"})),
       Catch::Contains("plan.expert_data_parallel: expert_data_parallel 2 differs from "
                       "tensor_parallel × context_parallel × data_parallel / "
                       "(expert_model_parallel_size × expert_tensor_parallel_size) = 2 × 1 × 2 / "
@@ -61,10 +64,11 @@ TEST_CASE("derived values a recipe states must equal trident's", "[plan]") {
 }
 
 TEST_CASE("forced load balancing is balanced routing", "[plan][moe]") {
-  const Scenario sc = load_scenario(kTinyScenario, moe({"plan.moe_router_force_load_balancing=true"}));
+  const Scenario sc =
+      load_scenario(kTinyScenario, moe({"plan.moe_router_force_load_balancing=true"}));
   CHECK(sc.plan.moe_load_imbalance == 1);
   CHECK_THAT(load_error(kTinyScenario, moe({"plan.moe_router_force_load_balancing=true",
-                                    "plan.moe_expert_load_imbalance=1.5"})),
+                                            "plan.moe_expert_load_imbalance=1.5"})),
              Catch::Contains("moe_expert_load_imbalance 1.5 contradicts "
                              "moe_router_force_load_balancing true"));
 }
@@ -74,7 +78,8 @@ TEST_CASE("flex backend, grouped GEMMs and the optimizer_offload name are read",
   CHECK(deepep.plan.moe_flex_backend == MoeFlexBackend::kDeepEp);
   CHECK(deepep.plan.moe_grouped_gemm);
   const Scenario hybrid = load_scenario(
-      kTinyScenario, moe({"plan.moe_flex_dispatcher_backend=hybridep", "plan.moe_grouped_gemm=false"}));
+      kTinyScenario,
+      moe({"plan.moe_flex_dispatcher_backend=hybridep", "plan.moe_grouped_gemm=false"}));
   CHECK(hybrid.plan.moe_flex_backend == MoeFlexBackend::kHybridEp);
   CHECK_FALSE(hybrid.plan.moe_grouped_gemm);
   CHECK_THAT(load_error(kTinyScenario, moe({"plan.moe_flex_dispatcher_backend=ncclep"})),

@@ -43,9 +43,9 @@ TEST_CASE("MFU's model FLOPs are Megatron-LM's num_floating_point_operations; HF
   // context parallelism, FP8 and every recomputation: the model FLOPs of a step equal
   // Megatron-LM's formula (moe_model.h megatron_model_flops), whatever the plan; the FLOPs HFU
   // counts equal them without recomputation and exceed them with.
-  for (const char* file : {"scenarios/llama3-8b-dgx-h100.yaml",
-                           "scenarios/llama3-70b-32k-cp-dgx-h100.yaml",
-                           "scenarios/llama3-70b-dgx-h100.yaml"}) {
+  for (const char* file :
+       {"scenarios/llama3-8b-dgx-h100.yaml", "scenarios/llama3-70b-32k-cp-dgx-h100.yaml",
+        "scenarios/llama3-70b-dgx-h100.yaml"}) {
     for (const char* recompute : {"none", "selective", "full"}) {
       const Scenario sc =
           load_scenario(source_path(file), {std::string("plan.recompute=") + recompute});

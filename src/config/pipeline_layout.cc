@@ -109,8 +109,9 @@ std::optional<PipelineLayout> parse_pipeline_layout(const std::string& text, int
       layers.push_back(0);
     } else if (c == 't') {
       if (out.mtp_layers > 0) {
-        *why = "places a decoder layer 't' after a multi-token-prediction layer 'm' (expected "
-               "every 't' before the first 'm', as Megatron-LM requires)";
+        *why =
+            "places a decoder layer 't' after a multi-token-prediction layer 'm' (expected "
+            "every 't' before the first 'm', as Megatron-LM requires)";
         return std::nullopt;
       }
       ++layers.back();
@@ -123,8 +124,9 @@ std::optional<PipelineLayout> parse_pipeline_layout(const std::string& text, int
     } else if (c == 'm') {
       const int stage = static_cast<int>(layers.size()) - 1;
       if (out.mtp_layers > 0 && out.mtp_stage != stage) {
-        *why = "places multi-token-prediction layers 'm' in more than one virtual stage "
-               "(expected all of them in one, as Megatron-LM requires)";
+        *why =
+            "places multi-token-prediction layers 'm' in more than one virtual stage "
+            "(expected all of them in one, as Megatron-LM requires)";
         return std::nullopt;
       }
       out.mtp_stage = stage;

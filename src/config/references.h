@@ -4,8 +4,9 @@
 // `--set` is relative to the working directory. A name (no `/`, no .yaml/.yml/.json ending,
 // e.g. `dgx-h100`) that is not such a file is looked up in the library: each directory of
 // TRIDENT_PATH (colon-separated), then the installed library (<prefix>/share/trident), then
-// the source tree's (only for a program still in its build tree, core/program_location.h). A library directory D holds D/clusters/NAME.yaml (or
-// D/configs/clusters/NAME.yaml), likewise models/, gpus/, plans/, stacks/ and scenarios/.
+// the source tree's (only for a program still in its build tree, core/program_location.h). A
+// library directory D holds D/clusters/NAME.yaml (or D/configs/clusters/NAME.yaml), likewise
+// models/, gpus/, plans/, stacks/ and scenarios/.
 #ifndef TRIDENT_CONFIG_REFERENCES_H_
 #define TRIDENT_CONFIG_REFERENCES_H_
 

@@ -756,8 +756,7 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         fwd_weights(mtp_depth - mtp_apart, mtp_apart);
         append_ops(stack_ops(mtp_head_forward_ops(dims)), cm, plan.tensor, layer, &ch.forward);
         append_ops(mtp_moe ? low.moe_fwd : low.fwd, low.tm, plan.tensor, layer, &ch.forward);
-        append_ops(stack_ops(output_forward_ops(dims)), cm, plan.tensor, kLayerOutput,
-                   &ch.forward);
+        append_ops(stack_ops(output_forward_ops(dims)), cm, plan.tensor, kLayerOutput, &ch.forward);
       }
       if (ch.has_output) {
         fwd_weights(out, 0);
@@ -809,8 +808,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         // holds a copy; tied, the one matrix serves both.
         const bool tied = !model.untie_embeddings_and_output_weights;
         const double word = ch.has_embedding || (tied && ch.has_output) ? 0 : vocab_params;
-        const double copies = word + (ch.has_embedding ? 0 : pos_params) +
-                              (ch.has_output || tied ? 0 : vocab_params);
+        const double copies =
+            word + (ch.has_embedding ? 0 : pos_params) + (ch.has_output || tied ? 0 : vocab_params);
         grads_done(copies, 0, &ch.backward);
         params += copies;
         st_16bit_params += copies;
@@ -827,8 +826,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         append_ops(moe ? k.moe_recompute : k.recompute, k.tm, plan.tensor, layer, &ch.backward);
         append_ops(moe ? k.moe_bwd : k.bwd, k.tm, plan.tensor, layer, &ch.backward);
         // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
-        grads_done(moe ? moe_layer_params - apart_params : per_layer_params,
-                   moe ? apart_params : 0, &ch.backward);
+        grads_done(moe ? moe_layer_params - apart_params : per_layer_params, moe ? apart_params : 0,
+                   &ch.backward);
       }
       if (ch.has_embedding) {
         bwd_weights(embed, 0);
