@@ -10,17 +10,19 @@
 
 namespace trident::testing {
 
-// A search base: `cluster` and `model` (library names) on `nodes` nodes, global batch `gbs`.
+// A search base: `cluster` and `model` (library names) on `nodes` nodes, global batch `gbs`,
+// then the `more` overrides (e.g. fewer layers).
 inline Scenario search_base(const std::string& cluster, const std::string& model, int nodes,
-                            int gbs, int seq) {
+                            int gbs, int seq, const std::vector<std::string>& more = {}) {
   const std::string text = "cluster: " + cluster + "\nmodel: " + model +
                            "\nplan:\n  tensor_parallel: 1\n  pipeline_parallel: 1\n"
                            "  data_parallel: 1\n  micro_batch_size: 1\n  global_batch_size: " +
                            std::to_string(gbs) + "\n";
-  return load_scenario_text(
-      text, "plan-test",
-      {"cluster.nodes=" + std::to_string(nodes), "model.seq_length=" + std::to_string(seq),
-       "plan.num_microbatches=" + std::to_string(gbs)});
+  std::vector<std::string> sets = {"cluster.nodes=" + std::to_string(nodes),
+                                   "model.seq_length=" + std::to_string(seq),
+                                   "plan.num_microbatches=" + std::to_string(gbs)};
+  sets.insert(sets.end(), more.begin(), more.end());
+  return load_scenario_text(text, "plan-test", sets);
 }
 
 inline SearchContext context_of(const Scenario& base) {

@@ -45,16 +45,7 @@ TEST_CASE("fast and full fidelity agree within 1 % on random plans",
   std::map<std::string, int> taken;  // shortcut name -> draws that took it
   const auto start = std::chrono::steady_clock::now();
   for (const Case& k : cases) {
-    std::vector<std::string> sets = k.sets;
-    sets.push_back("cluster.nodes=" + std::to_string(k.nodes));
-    sets.push_back("model.seq_length=" + std::to_string(k.seq));
-    sets.push_back("plan.num_microbatches=" + std::to_string(k.gbs));
-    const Scenario base = load_scenario_text(
-        "cluster: " + k.cluster + "\nmodel: " + k.model +
-            "\nplan:\n  tensor_parallel: 1\n  pipeline_parallel: 1\n  data_parallel: 1\n"
-            "  micro_batch_size: 1\n  global_batch_size: " +
-            std::to_string(k.gbs) + "\n",
-        "fidelity-test", sets);
+    const Scenario base = search_base(k.cluster, k.model, k.nodes, k.gbs, k.seq, k.sets);
     SearchContext context = context_of(base);
     context.wide = true;
     SpaceLimits limits;

@@ -83,16 +83,7 @@ TEST_CASE("plan search lower bound is never above the simulated step on random p
         "plan.recompute=selective"}},
   };
   for (const Case& k : cases) {
-    std::vector<std::string> sets = k.sets;
-    sets.push_back("cluster.nodes=" + std::to_string(k.nodes));
-    sets.push_back("model.seq_length=" + std::to_string(k.seq));
-    sets.push_back("plan.num_microbatches=" + std::to_string(k.gbs));
-    const Scenario base = load_scenario_text(
-        "cluster: " + k.cluster + "\nmodel: " + k.model +
-            "\nplan:\n  tensor_parallel: 1\n  pipeline_parallel: 1\n  data_parallel: 1\n"
-            "  micro_batch_size: 1\n  global_batch_size: " +
-            std::to_string(k.gbs) + "\n",
-        "plan-test", sets);
+    const Scenario base = search_base(k.cluster, k.model, k.nodes, k.gbs, k.seq, k.sets);
     SearchContext context = context_of(base);
     context.wide = true;
     SpaceLimits limits;

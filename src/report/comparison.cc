@@ -22,17 +22,6 @@ std::string join(const std::vector<std::string>& parts, const std::string& sep) 
   return out;
 }
 
-std::string csv_quoted(const std::string& raw) {
-  const std::string s = sanitize_utf8(raw);
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"') q += '"';
-    q += c == '\n' ? ' ' : c;
-  }
-  return q + "\"";
-}
-
 const ComparedVariant* first_ok(const std::vector<ComparedVariant>& variants) {
   for (const ComparedVariant& v : variants) {
     if (v.error.empty()) return &v;
@@ -192,7 +181,7 @@ std::string format_csv(const std::vector<ComparedVariant>& variants) {
   std::string o = "variant,overrides," + header + shares + ",step_time_ratio,status\n";
   const size_t columns = std::count(header.begin(), header.end(), ',') + 1 + comm_metrics().size();
   for (const ComparedVariant& v : variants) {
-    o += csv_quoted(v.name) + "," + csv_quoted(join(v.overrides, ";")) + ",";
+    o += report_csv_field(v.name) + "," + report_csv_field(join(v.overrides, ";")) + ",";
     if (v.error.empty()) {
       std::string row = csv_row(v.report);
       row.pop_back();
@@ -203,7 +192,7 @@ std::string format_csv(const std::vector<ComparedVariant>& variants) {
       }
       o += fmt::format(",{:.10g},ok\n", step_ratio(variants, v));
     } else {
-      o += std::string(columns + 1, ',') + csv_quoted("error: " + v.error) + "\n";
+      o += std::string(columns + 1, ',') + report_csv_field("error: " + v.error) + "\n";
     }
   }
   return o;

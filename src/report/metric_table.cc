@@ -142,17 +142,6 @@ std::vector<Metric> make_metrics() {
   };
 }
 
-std::string csv_text(const std::string& raw) {
-  const std::string s = sanitize_utf8(raw);
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"') q += '"';
-    q += c == '\n' ? ' ' : c;
-  }
-  return q + "\"";
-}
-
 }  // namespace
 
 const std::vector<Metric>& report_metrics() {
@@ -196,7 +185,7 @@ std::string metric_csv(const Metric& m, const Report& r) {
                  },
                  [&](double Report::*f) { return fmt::format("{:.10g}", r.*f); },
                  [&](bool Report::*f) { return std::string(r.*f ? "true" : "false"); },
-                 [&](std::string Report::*f) { return csv_text(r.*f); },
+                 [&](std::string Report::*f) { return report_csv_field(r.*f); },
                  [&](auto f) { return std::to_string(r.*f); }},
       m.field);
 }
@@ -253,6 +242,17 @@ std::string report_metrics_markdown() {
        "  `host_optimizer_gib` ([memory.md](memory.md)).\n"
        "- `explain`: where the step goes against the roofline ([explain.md](explain.md)).\n";
   return o;
+}
+
+std::string report_csv_field(const std::string& raw) {
+  const std::string s = sanitize_utf8(raw);
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c == '\n' ? ' ' : c;
+  }
+  return q + "\"";
 }
 
 }  // namespace trident

@@ -50,6 +50,10 @@ void read_metric(const Metric& m, const nlohmann::ordered_json& value, Report* r
 // break.
 std::string metric_csv(const Metric& m, const Report& r);
 
+// `raw` as one CSV field: UTF-8-sanitized, and quoted (inner quotes doubled, line breaks as
+// spaces) when it holds a comma, a quote or a line break.
+std::string report_csv_field(const std::string& raw);
+
 // The exposed-communication metrics, one per kind of parallelism, in table order: what a
 // comparison shows in seconds and as a share of the step.
 struct CommMetric {
