@@ -49,8 +49,10 @@ std::string differing_fields(const std::vector<std::string>& a_set,
         (key == etp && etp_follows_t)) {
       continue;  // derived from the searched fields
     }
+    // A copy: C++17 lambdas cannot capture a structured binding (clang refuses it).
+    const std::string& wanted = key;
     const auto other =
-        std::find_if(b.begin(), b.end(), [&](const auto& kv) { return kv.first == key; });
+        std::find_if(b.begin(), b.end(), [&](const auto& kv) { return kv.first == wanted; });
     if (other == b.end() || other->second == value) continue;
     const std::string name = key.compare(0, 5, "plan.") == 0 ? key.substr(5) : key;
     out += (out.empty() ? "" : ", ") + name + " " + value + " vs " + other->second;
