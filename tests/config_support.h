@@ -8,11 +8,13 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "config/diagnostics.h"
 #include "config/scenario.h"
+#include "config/shell_words.h"
 #include "core/errors.h"
 
 namespace trident::testing {
@@ -78,6 +80,30 @@ inline const char* const kInlineCluster = R"(
   nvlink: {bandwidth: 100 GB/s, latency: 1 us}
   network: {nic_bandwidth: 100 Gbps, latency: 3 us}
 )";
+
+// A shell environment holding `vars` only (launch scripts' $VAR expansion).
+inline ShellEnvironment environment(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& name) -> std::optional<std::string> {
+    const auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+// The tiny scenario (t=2 p=2 d=2 on 8 A100) made a SwiGLU MoE: 8 experts of 512, top-2, EP 2
+// with the alltoall dispatcher; then `more`.
+inline Scenario tiny_moe(const std::vector<std::string>& more = {}) {
+  std::vector<std::string> sets = {"model.num_experts=8",
+                                   "model.moe_router_topk=2",
+                                   "model.moe_ffn_hidden_size=512",
+                                   "model.swiglu=true",
+                                   "model.ffn_hidden_size=2048",
+                                   "plan.sequence_parallel=true",
+                                   "plan.expert_model_parallel_size=2",
+                                   "plan.moe_token_dispatcher_type=alltoall"};
+  sets.insert(sets.end(), more.begin(), more.end());
+  return load_scenario(repo("scenarios/tiny.yaml"), sets);
+}
 
 }  // namespace trident::testing
 

@@ -34,6 +34,18 @@ inline SearchContext context_of(const Scenario& base) {
   return c;
 }
 
+// The random plan tests' space: the wide search of `base` with gradients reduced in fp32 or bf16.
+inline SearchContext wide_context_of(const Scenario& base) {
+  SearchContext c = context_of(base);
+  c.wide = true;
+  return c;
+}
+inline SpaceLimits bf16_reduce_limits() {
+  SpaceLimits limits;
+  limits.values = {{"plan.grad_reduce_in_bf16", {"false", "true"}}};
+  return limits;
+}
+
 // Every `stride`-th element of `all`, starting at `offset` (a deterministic sample).
 template <typename T>
 std::vector<T> every_nth(const std::vector<T>& all, size_t stride, size_t offset = 0) {

@@ -46,10 +46,8 @@ TEST_CASE("fast and full fidelity agree within 1 % on random plans",
   const auto start = std::chrono::steady_clock::now();
   for (const Case& k : cases) {
     const Scenario base = search_base(k.cluster, k.model, k.nodes, k.gbs, k.seq, k.sets);
-    SearchContext context = context_of(base);
-    context.wide = true;
-    SpaceLimits limits;
-    limits.values = {{"plan.grad_reduce_in_bf16", {"false", "true"}}};
+    const SearchContext context = wide_context_of(base);
+    const SpaceLimits limits = bf16_reduce_limits();
     EnumerationStats stats;
     std::vector<Candidate> space = enumerate_candidates(context, limits, &stats);
     // A seeded shuffle: the same draws every run.

@@ -7,19 +7,13 @@
 
 #include "config/megatron_args.h"
 #include "config/megatron_load.h"
+#include "config_support.h"
 #include "core/errors.h"
 
 using namespace trident;
+using namespace trident::testing;
 
 namespace {
-
-ShellEnvironment environment(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    const auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
 
 Scenario load(const std::string& text, std::map<std::string, std::string> env = {}) {
   const MegatronScenario t = translate_megatron_args(text, "run.sh", "dgx-h100", environment(env));

@@ -16,20 +16,6 @@ using namespace trident::testing;
 
 namespace {
 
-// The tiny scenario (t=2 p=2 d=2 on 8 A100) made a SwiGLU MoE: 8 experts of 512, top-2.
-Scenario tiny_moe(std::vector<std::string> more = {}) {
-  std::vector<std::string> sets = {"model.num_experts=8",
-                                   "model.moe_router_topk=2",
-                                   "model.moe_ffn_hidden_size=512",
-                                   "model.swiglu=true",
-                                   "model.ffn_hidden_size=2048",
-                                   "plan.sequence_parallel=true",
-                                   "plan.expert_model_parallel_size=2",
-                                   "plan.moe_token_dispatcher_type=alltoall"};
-  sets.insert(sets.end(), more.begin(), more.end());
-  return load_scenario(repo("scenarios/tiny.yaml"), sets);
-}
-
 const Op* find_op(const std::vector<Op>& ops, const std::string& name) {
   for (const Op& op : ops) {
     if (op.name == name) return &op;

@@ -84,10 +84,8 @@ TEST_CASE("plan search lower bound is never above the simulated step on random p
   };
   for (const Case& k : cases) {
     const Scenario base = search_base(k.cluster, k.model, k.nodes, k.gbs, k.seq, k.sets);
-    SearchContext context = context_of(base);
-    context.wide = true;
-    SpaceLimits limits;
-    limits.values = {{"plan.grad_reduce_in_bf16", {"false", "true"}}};
+    const SearchContext context = wide_context_of(base);
+    const SpaceLimits limits = bf16_reduce_limits();
     const SpaceSummary space = bound_space(base, context, limits);
     std::set<std::string> seen;
     const std::vector<const BoundedCandidate*> draw = draw_covering(space.fitting, 20261201, &seen);

@@ -16,21 +16,11 @@ using namespace trident::testing;
 
 namespace {
 
-// The tiny scenario (t=2 p=2 d=2) as a SwiGLU MoE with a shared expert, selective
-// recomputation, and `more`.
-Scenario tiny_moe(std::vector<std::string> more = {}) {
-  std::vector<std::string> sets = {"model.num_experts=8",
-                                   "model.moe_router_topk=2",
-                                   "model.moe_ffn_hidden_size=512",
-                                   "model.moe_shared_expert_intermediate_size=512",
-                                   "model.swiglu=true",
-                                   "model.ffn_hidden_size=2048",
-                                   "plan.sequence_parallel=true",
-                                   "plan.expert_model_parallel_size=2",
-                                   "plan.moe_token_dispatcher_type=alltoall",
-                                   "plan.recompute=selective"};
-  sets.insert(sets.end(), more.begin(), more.end());
-  return load_scenario(repo("scenarios/tiny.yaml"), sets);
+// The tiny MoE (config_support.h) with a shared expert, selective recomputation, and `more`.
+Scenario tiny_moe_selective(std::vector<std::string> more = {}) {
+  more.insert(more.begin(),
+              {"model.moe_shared_expert_intermediate_size=512", "plan.recompute=selective"});
+  return tiny_moe(more);
 }
 
 std::vector<std::string> names(const std::vector<Op>& ops) {
@@ -55,57 +45,59 @@ double backward_compute(const StageWork& st) {
 TEST_CASE("each recompute module reruns its own forward ops", "[recompute]") {
   using V = std::vector<std::string>;
   // Megatron's default, core_attn: the fused attention kernel only.
-  CHECK(rerun(tiny_moe(), true) == V{"attention"});
-  CHECK(rerun(tiny_moe(), false) == V{"attention"});
-  CHECK(rerun(tiny_moe({"plan.recompute_modules=[moe_act, layernorm]"}), true) ==
+  CHECK(rerun(tiny_moe_selective(), true) == V{"attention"});
+  CHECK(rerun(tiny_moe_selective(), false) == V{"attention"});
+  CHECK(rerun(tiny_moe_selective({"plan.recompute_modules=[moe_act, layernorm]"}), true) ==
         V{"ln2", "experts_swiglu"});
   // A dense layer's norms are fused into its linear layers: nothing to rerun.
-  CHECK(rerun(tiny_moe({"plan.recompute_modules=[layernorm]"}), false).empty());
-  CHECK(rerun(tiny_moe({"plan.recompute_modules=[shared_experts]"}), true) ==
+  CHECK(rerun(tiny_moe_selective({"plan.recompute_modules=[layernorm]"}), false).empty());
+  CHECK(rerun(tiny_moe_selective({"plan.recompute_modules=[shared_experts]"}), true) ==
         V{"shared_fc1", "shared_act", "shared_fc2"});
   // The dense MLP from its norm to its TP reduce-scatter (sequence parallelism).
-  CHECK(rerun(tiny_moe({"plan.recompute_modules=[mlp]"}), false) ==
+  CHECK(rerun(tiny_moe_selective({"plan.recompute_modules=[mlp]"}), false) ==
         V{"ln2", "tp_ag_mlp", "fc1", "swiglu", "fc2", "tp_rs_mlp"});
   // The whole MoE MLP: its TP all-gather, router, dispatch, experts, combine, shared expert.
-  const V moe = rerun(tiny_moe({"plan.recompute_modules=[moe]"}), true);
+  const V moe = rerun(tiny_moe_selective({"plan.recompute_modules=[moe]"}), true);
   REQUIRE(moe.size() >= 10);
   CHECK(moe.front() == "tp_ag_mlp");
   CHECK(moe.back() == "tp_rs_mlp");
   CHECK(std::count(moe.begin(), moe.end(), "ep_a2a_dispatch") == 1);
   CHECK(std::count(moe.begin(), moe.end(), "ep_a2a_combine") == 1);
   // Without selective granularity Megatron ignores the list.
-  CHECK(rerun(tiny_moe({"plan.recompute=none", "plan.recompute_modules=[moe]"}), true).empty());
+  CHECK(rerun(tiny_moe_selective({"plan.recompute=none", "plan.recompute_modules=[moe]"}), true)
+            .empty());
 }
 
 TEST_CASE("each recompute module frees its saved activations", "[recompute][memory]") {
-  const Scenario base = tiny_moe();
+  const Scenario base = tiny_moe_selective();
   CHECK(recompute_module_savings(base.model, base.plan, true) == 0);
-  const Scenario mlp = tiny_moe({"plan.recompute_modules=[mlp]"});
+  const Scenario mlp = tiny_moe_selective({"plan.recompute_modules=[mlp]"});
   CHECK(recompute_module_savings(mlp.model, mlp.plan, false) ==
         Approx(dense_mlp_activation_bytes(mlp.model, mlp.plan)));
-  const Scenario moe = tiny_moe({"plan.recompute_modules=[moe]"});
+  const Scenario moe = tiny_moe_selective({"plan.recompute_modules=[moe]"});
   CHECK(recompute_module_savings(moe.model, moe.plan, true) ==
         Approx(moe_activation_delta_bytes(moe.model, moe.plan) +
                dense_mlp_activation_bytes(moe.model, moe.plan)));
   // T = 1024 tokens, h = 1024, t = 2: the pre-MLP norm's 16-bit output on the SP share.
-  const Scenario ln = tiny_moe({"plan.recompute_modules=[layernorm]"});
+  const Scenario ln = tiny_moe_selective({"plan.recompute_modules=[layernorm]"});
   CHECK(recompute_module_savings(ln.model, ln.plan, true) == Approx(2.0 * 1024 * 1024 / 2));
   CHECK(recompute_module_savings(ln.model, ln.plan, false) == 0);
   // moe_act: the FC2 input, f_moe / ETP = 512 / 2 per routed copy, ETP T k L / t = 2 x 1024 x 2
   // / 2 copies (balanced), 16 bits.
-  const Scenario act = tiny_moe({"plan.recompute_modules=[moe_act]"});
+  const Scenario act = tiny_moe_selective({"plan.recompute_modules=[moe_act]"});
   CHECK(recompute_module_savings(act.model, act.plan, true) ==
         Approx(2.0 / 2 * 1024 * 2 * (512 / 2) * 2));
   // shared_experts: its gated FC1 output and FC2 input, T (2 x 2 f_s + 2 f_s) / t.
-  const Scenario shared = tiny_moe({"plan.recompute_modules=[shared_experts]"});
+  const Scenario shared = tiny_moe_selective({"plan.recompute_modules=[shared_experts]"});
   CHECK(recompute_module_savings(shared.model, shared.plan, true) ==
         Approx(1024.0 * (2 * 512 * 2 + 512 * 2) / 2));
 }
 
 TEST_CASE("recompute modules trade activation memory for backward time", "[recompute][memory]") {
-  const Workload core = build_workload(tiny_moe());
-  const Workload act = build_workload(tiny_moe({"plan.recompute_modules=[core_attn, moe_act]"}));
-  const Workload none = build_workload(tiny_moe({"plan.recompute_modules=[moe_act]"}));
+  const Workload core = build_workload(tiny_moe_selective());
+  const Workload act =
+      build_workload(tiny_moe_selective({"plan.recompute_modules=[core_attn, moe_act]"}));
+  const Workload none = build_workload(tiny_moe_selective({"plan.recompute_modules=[moe_act]"}));
   const StageWork& c = core.stages[0];
   const StageWork& a = act.stages[0];
   const StageWork& n = none.stages[0];

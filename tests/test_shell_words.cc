@@ -7,19 +7,13 @@
 #include <vector>
 
 #include "config/shell_words.h"
+#include "config_support.h"
 #include "core/errors.h"
 
 using namespace trident;
+using namespace trident::testing;
 
 namespace {
-
-ShellEnvironment environment(std::map<std::string, std::string> vars) {
-  return [vars](const std::string& name) -> std::optional<std::string> {
-    const auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
 
 // The words of each command, as "text" or "text@line:column".
 std::vector<std::vector<std::string>> texts(const std::string& script,

@@ -448,8 +448,9 @@ struct LayerKernels {
           offload_wait_s(offloaded, host.device_to_host_bandwidth, kernels_s(moe_fwd));
       const double h2d =
           offload_wait_s(offloaded, host.host_to_device_bandwidth, kernels_s(moe_bwd));
-      moe_fwd.push_back(offload_wait_op("offload_d2h_wait", d2h));
-      moe_bwd.insert(moe_bwd.begin(), offload_wait_op("offload_h2d_wait", h2d));
+      // A copy the kernels hide costs nothing and books no wait.
+      if (d2h > 0) moe_fwd.push_back(offload_wait_op("offload_d2h_wait", d2h));
+      if (h2d > 0) moe_bwd.insert(moe_bwd.begin(), offload_wait_op("offload_h2d_wait", h2d));
       act_moe -= offloaded;
     }
     for (const std::vector<Op>* ops :
