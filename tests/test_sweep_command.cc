@@ -21,6 +21,7 @@
 
 #include "cli_output.h"
 #include "cli_runner.h"
+#include "file_watch.h"
 
 extern char** environ;
 
@@ -102,10 +103,7 @@ TEST_CASE("a sweep killed with SIGKILL and resumed equals an uninterrupted one",
   std::vector<std::string> killed_args(kLongSweep.begin(), kLongSweep.end());
   killed_args.insert(killed_args.end(), {"--jobs", "1", "--out", killed});
   const pid_t pid = trident::testing::spawn_trident(killed_args);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (count_lines(slurp(killed)) < 4 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  wait_for_file(killed, [](const std::string& csv) { return count_lines(csv) >= 4; });
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);

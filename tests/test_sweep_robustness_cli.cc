@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli_runner.h"
+#include "file_watch.h"
 
 using trident::testing::spawn_trident;
 
@@ -30,6 +31,7 @@ namespace fs = std::filesystem;
 using trident::testing::CliResult;
 using trident::testing::read_file;
 using trident::testing::run_trident;
+using trident::testing::wait_for_file;
 
 std::string scratch(const std::string& name) {
   const fs::path dir =
@@ -204,11 +206,9 @@ TEST_CASE("a second sweep on a locked --out refuses", "[sweep][cli][lock]") {
   // Two real sweeps at once: exactly one writes, the other refuses.
   const pid_t a = spawn_trident(with(kSweep, {"--jobs", "1", "--out", out}));
   // Once its header is in, the first holds the lock (it locks before it writes).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (read_file(out).find("plan.micro_batch_size") == std::string::npos &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  wait_for_file(out, [](const std::string& csv) {
+    return csv.find("plan.micro_batch_size") != std::string::npos;
+  });
   const CliResult b = run_trident(with(kSweep, {"--jobs", "1", "--out", out}));
   int status = 0;
   REQUIRE(::waitpid(a, &status, 0) == a);
