@@ -54,11 +54,18 @@ SET_FACTS = {
     # optim distributed_fused_adam with grad_sync_dtype bf16; nemotron/nemotron_340b.yaml
     # (3be81fc1) sets mcore_distributed_optim with dtype bf16 and grad_sync_dtype bf16, as the
     # dgxc 340B recipe does. The Llama and smaller Nemotron configs keep the defaults.
+    # The Llama and smaller Nemotron configs (llama/llama{2,3}_*.yaml, nemotron/nemotron_{8b,22b}
+    # .yaml at tag 24.07) run Apex DistributedFusedAdam with its defaults (fp32 state and
+    # gradients, megatron_amp_O2).
     "nemo2407_h100_fp8": {"model": {"attention_dropout": 0, "hidden_dropout": 0},
                           "plan_if_tp": {"tp_comm_overlap": True},
                           "by_model": {"gpt3-5b": "bf16_grads", "gpt3-20b": "bf16_grads",
                                        "gpt3-175b": "bf16_grads",
-                                       "nemotron4-340b": "apex_bf16_state"}},
+                                       "nemotron4-340b": "apex_bf16_state",
+                                       "llama2-7b": "apex_fp32", "llama2-13b": "apex_fp32",
+                                       "llama2-70b": "apex_fp32", "llama3-8b": "apex_fp32",
+                                       "llama3-70b": "apex_fp32", "nemotron3-8b": "apex_fp32",
+                                       "nemotron3-22b": "apex_fp32"}},
     # Megatron-Core MoE runs: Megatron-LM MoE examples set --attention-dropout 0.0
     # --hidden-dropout 0.0 for Mixtral, DeepSeek and Qwen3.
     "megatron_moe": {"model": {"attention_dropout": 0, "hidden_dropout": 0}},
@@ -70,9 +77,17 @@ SET_FACTS = {
 # Optimizer setups a source states, in trident's settings: Apex DistributedFusedAdam with
 # grad_sync_dtype bf16 keeps bf16 gradient buckets; with dtype bf16 its moments and master
 # weights are bf16 too (main_params_dtype fp16 is trident's 2-byte master); fp8_params keeps
-# FP8 primary weights (fp8_param_gather).
+# FP8 primary weights (fp8_param_gather). With fp32 state and bf16 parameters NeMo's
+# MegatronGPTModel.setup_optimization passes store_params=False, store_param_remainders=True
+# (nemo/collections/nlp/models/language_modeling/megatron_gpt_model.py; store_params when
+# fp8_params): the optimizer keeps the low 16 bits of each fp32 master beside the bf16
+# parameter, as Megatron-Core's precision-aware optimizer does (trident's
+# use_precision_aware_optimizer with store_param_remainders, which applies it only where the
+# primary weights are bf16).
 OPTIMIZER_SETUPS = {
-    "bf16_grads": {"grad_reduce_in_bf16": True},
+    "apex_fp32": {"use_precision_aware_optimizer": True, "store_param_remainders": True},
+    "bf16_grads": {"grad_reduce_in_bf16": True, "use_precision_aware_optimizer": True,
+                   "store_param_remainders": True},
     "apex_bf16_state": {"grad_reduce_in_bf16": True, "use_precision_aware_optimizer": True,
                         "main_grads_dtype": "bf16", "main_params_dtype": "fp16",
                         "exp_avg_dtype": "bf16", "exp_avg_sq_dtype": "bf16"},
