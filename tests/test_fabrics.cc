@@ -211,3 +211,25 @@ TEST_CASE("switch planes: flows spread evenly over planes run as on one aggregat
     CHECK(transfers(c, shift(0, 32), S, 64) == Approx(5e-6 + S / (100e9 / 4)).epsilon(1e-6));
   }
 }
+
+TEST_CASE("three-tier fat tree: without taper a step takes as long as on two tiers",
+          "[engine][fidelity][fabric]") {
+  // Pipeline neighbours sit in other pods (t * d = 32 GPUs apart), data-parallel rings cross
+  // leaf groups and pods: with no taper anywhere neither the core nor the spine binds.
+  ClusterSpec two = a100_cluster(8);
+  two.network.nodes_per_leaf = 2;
+  ClusterSpec three = two;
+  three.network.tiers = 3;
+  three.network.nodes_per_pod = 4;
+  const auto make = [](const ClusterSpec& cl) {
+    return scenario(cl, gpt_model(8, 2048, 16, 1024, 32000),
+                    plan(8, 2, 4, 1, 4, ScheduleKind::k1F1B));
+  };
+  const Report fast2 = simulate_report(make(two), Fidelity::kFast);
+  const Report fast3 = simulate_report(make(three), Fidelity::kFast);
+  const Report full3 = simulate_report(make(three), Fidelity::kFull);
+  CHECK(fast3.step_time_s == Approx(fast2.step_time_s).epsilon(1e-9));
+  CHECK(fast3.pp_comm_exposed_s == Approx(fast2.pp_comm_exposed_s).epsilon(1e-9));
+  CHECK(fast3.step_time_s == Approx(full3.step_time_s).epsilon(0.01));
+  CHECK(fast3.dp_comm_exposed_s == Approx(full3.dp_comm_exposed_s).epsilon(0.01));
+}
