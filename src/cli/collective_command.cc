@@ -13,6 +13,7 @@
 
 #include "cli/command_line.h"
 #include "cli/commands.h"
+#include "cli/fabric_options.h"
 #include "cli/flex_collective.h"
 #include "config/limits.h"
 #include "config/references.h"
@@ -175,6 +176,7 @@ int run_collective_command(const std::vector<std::string>& args) {
   std::string cluster_name, op_name = "all-reduce", size, sizes, begin, end, factor;
   std::string algorithm = "", protocol = "", format = "table", dispatcher = "alltoall";
   int nodes = 0, gpus = 0;
+  FabricArgs fabric;
   FlexDispatchArgs flex;
   flex.routing.experts = 256;
   flex.routing.topk = 8;
@@ -204,6 +206,7 @@ int run_collective_command(const std::vector<std::string>& args) {
       "groups", po::value(&flex.routing.groups),
       "flex: expert groups for group-limited routing (default none)")(
       "group-topk", po::value(&flex.routing.group_topk), "flex: groups per token");
+  add_fabric_options(&opts, &fabric);
   std::vector<std::string> pos;
   po::variables_map vm;
   if (!parse_command_line(args, opts, 0, "", &pos, &vm)) return 0;
@@ -231,6 +234,7 @@ int run_collective_command(const std::vector<std::string>& args) {
     }
     c.nodes = nodes;
   }
+  apply_fabric_args(fabric, vm, &c);
   if (!algorithm.empty()) c.nccl.algorithm = parse_algorithm(algorithm);
   if (!protocol.empty()) c.nccl.protocol = parse_protocol(protocol);
   const int n = vm.count("gpus") ? gpus : c.total_gpus();
@@ -313,6 +317,7 @@ int run_collective_command(const std::vector<std::string>& args) {
         "# trident collective: {} on {} GPUs of {} ({} island{} of {}), "
         "simulated\n",
         op_name, n, c.name, cshape.islands, cshape.islands > 1 ? "s" : "", island_size);
+    if (fabric.given(vm)) std::cout << "# fabric: " << fabric_label(c) << "\n";
     std::cout << fmt::format("#{:>13} {:>13} {:>12} {:>9} {:>9}  {:<10}{}\n", "size (B)", "count",
                              "time (us)", "algbw", "busbw", "algorithm", "protocol");
     std::cout << fmt::format("#{:>13} {:>13} {:>12} {:>9} {:>9}\n", "", "(float)", "", "(GB/s)",

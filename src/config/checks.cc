@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "config/fabric_checks.h"
 #include "config/pipeline_split.h"
 #include "core/errors.h"
 
@@ -115,6 +116,7 @@ std::vector<SpecIssue> cluster_issues(const ClusterSpec& c) {
             " has no effect on topology single-switch (one non-blocking switch; expected "
             "topology fat-tree, or no oversubscription)");
   }
+  add_fabric_issues(c, &issues);
   if (c.gpu.memory_reserved_bytes >= 0 && c.gpu.memory_reserved_bytes >= c.gpu.memory_bytes) {
     const double gib = 1024.0 * 1024 * 1024;
     add(&issues, {"cluster.gpu.memory_reserved", "cluster.gpu.memory"},

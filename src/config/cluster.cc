@@ -97,6 +97,8 @@ const char* topology_name(Topology t) {
       return "single-switch";
     case Topology::kFatTree:
       return "fat-tree";
+    case Topology::kRailOptimized:
+      return "rail-optimized";
   }
   return "?";
 }

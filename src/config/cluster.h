@@ -119,7 +119,7 @@ struct NvlinkSpec {
   double in_switch_reduction_efficiency = 0;
 };
 
-enum class Topology { kSingleSwitch, kFatTree };
+enum class Topology { kSingleSwitch, kFatTree, kRailOptimized };
 const char* topology_name(Topology t);
 
 // Inter-island network. GPU i of a node uses NIC (i mod nics_per_node).
@@ -131,6 +131,20 @@ struct NetworkSpec {
   double oversubscription = 1;  // fat tree: leaf downlink / uplink capacity ratio (>= 1)
   int nodes_per_leaf = 16;      // fat tree: nodes below one leaf switch group
   double protocol_efficiency = 1.0;
+  // Rail-optimized fabric (docs/fabrics.md): NIC i of every node on rail i, a rail switch per
+  // rail and group of nodes_per_leaf nodes, a spine above. pxn: a transfer to another rail
+  // first crosses NVLink to the sender's node-mate on the receiver's rail (NCCL's PXN), else
+  // it crosses the spine.
+  bool pxn = true;
+  // Independent switch planes each NIC's bandwidth is split over (1: one fabric). Flows are
+  // spread evenly over the planes, so the planes are simulated as one aggregate fabric.
+  int planes = 1;
+  // Fat tree: switch tiers (2: leaf and spine; 3: leaf, spine and core). With 3, pods of
+  // nodes_per_pod nodes (whole leaf groups) reach the core through uplinks of the pod's leaf
+  // uplink capacity / pod_oversubscription.
+  int tiers = 2;
+  int nodes_per_pod = 0;
+  double pod_oversubscription = 1;
 };
 
 // How collectives pick their algorithm (NCCL_ALGO): kAuto follows NCCL's cost model

@@ -24,8 +24,10 @@ NetworkSpec read_network(const MapReader& net, int gpus_per_node) {
   net.check_keys();
   NetworkSpec spec;
   net.field([&] {
-    spec.topology =
-        *net.text("topology") == "single-switch" ? Topology::kSingleSwitch : Topology::kFatTree;
+    const std::string t = *net.text("topology");
+    spec.topology = t == "single-switch"    ? Topology::kSingleSwitch
+                    : t == "rail-optimized" ? Topology::kRailOptimized
+                                            : Topology::kFatTree;
   });
   net.field([&] {
     spec.nics_per_node = static_cast<int>(net.integer("nics_per_node").value_or(gpus_per_node));
@@ -35,6 +37,12 @@ NetworkSpec read_network(const MapReader& net, int gpus_per_node) {
   net.field([&] { spec.oversubscription = *net.number("oversubscription"); });
   net.field([&] { spec.nodes_per_leaf = static_cast<int>(*net.integer("nodes_per_leaf")); });
   net.field([&] { spec.protocol_efficiency = *net.number("protocol_efficiency"); });
+  net.field([&] { spec.pxn = *net.flag("pxn"); });
+  net.field([&] { spec.planes = static_cast<int>(*net.integer("planes")); });
+  net.field([&] { spec.tiers = static_cast<int>(*net.integer("tiers")); });
+  net.field(
+      [&] { spec.nodes_per_pod = static_cast<int>(net.integer("nodes_per_pod").value_or(0)); });
+  net.field([&] { spec.pod_oversubscription = *net.number("pod_oversubscription"); });
   return spec;
 }
 

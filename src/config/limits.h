@@ -20,6 +20,8 @@ constexpr std::int64_t kMaxGpus = 1000000;  // GPUs in a cluster or a plan
 constexpr std::int64_t kMaxNodes = 1000000;
 constexpr std::int64_t kMaxGpusPerNode = 1024;  // an NVL576 rack still fits
 constexpr std::int64_t kMaxNicsPerNode = 1024;
+// Switch planes per NIC (multi-plane fabrics split a port over 2, 4 or 8).
+constexpr std::int64_t kMaxPlanes = 16;
 constexpr std::int64_t kMaxIslandSize = 2048;  // GPUs in one NVLink domain (NVL576 fits)
 constexpr std::int64_t kMaxLayers = 100000;
 constexpr std::int64_t kMaxHiddenSize = 1000000;

@@ -383,8 +383,10 @@ std::vector<SettingSection> build_sections() {
       {"cluster.network",
        "The network between NVLink islands. GPU i of a node uses NIC i mod nics_per_node.",
        {
-           def(choice("topology", {"single-switch", "fat-tree"},
-                      "One non-blocking switch, or a fat tree of leaf groups."),
+           def(choice("topology", {"single-switch", "fat-tree", "rail-optimized"},
+                      "One non-blocking switch, a fat tree of leaf groups, or rail-optimized: NIC "
+                      "i of every node on rail i, one rail switch per rail and leaf group, a "
+                      "spine above (docs/fabrics.md)."),
                "fat-tree"),
            derived(integer("nics_per_node", 1, limits::kMaxNicsPerNode, "NICs per node."),
                    "gpus_per_node"),
@@ -400,6 +402,25 @@ std::vector<SettingSection> build_sections() {
                "16"),
            def(number("protocol_efficiency", kMinEfficiency, 1,
                       "Achieved fraction of NIC bandwidth for bulk transfers."),
+               "1"),
+           def(boolean("pxn",
+                       "Rail-optimized: a transfer to another rail first crosses NVLink to the "
+                       "sender's node-mate on the receiver's rail (NCCL's PXN); false: it "
+                       "crosses the spine."),
+               "true"),
+           def(integer("planes", 1, limits::kMaxPlanes,
+                       "Independent switch planes each NIC's bandwidth is split over (each plane "
+                       "a copy of the fabric at nic_bandwidth / planes); flows spread evenly."),
+               "1"),
+           def(integer("tiers", 2, 3,
+                       "Fat tree: switch tiers, 2 (leaf, spine) or 3 (leaf, spine, core: pods of "
+                       "nodes_per_pod nodes)."),
+               "2"),
+           integer("nodes_per_pod", 1, limits::kMaxNodes,
+                   "Fat tree of 3 tiers: nodes in one pod (whole leaf groups); required there."),
+           def(number("pod_oversubscription", 1, limits::kMaxOversubscription,
+                      "Fat tree of 3 tiers: a pod's spine downlink / core uplink capacity ratio "
+                      "(the taper of the second tier; 1: non-blocking)."),
                "1"),
        }});
   // NCCL's cost model (NVIDIA/nccl src/graph/tuning.cc: baseLat, hwLat, protocol bandwidth

@@ -30,9 +30,10 @@ void start_flows(const Platform& platform, const std::vector<Flow>& flows, InFli
     // Before the flow exists: a claim it interrupts turns back into flows at this instant.
     platform.claims().begin_flow(r.links, now);
     out->routes.push_back(&r);
-    out->comms.push_back(
-        sg4::Comm::sendto_async(platform.host(f.src), platform.host(f.dst),
-                                static_cast<std::uint64_t>(flow_size(platform, f))));
+    const auto size = static_cast<std::uint64_t>(flow_size(platform, f));
+    for (const auto& leg : r.legs) {
+      out->comms.push_back(sg4::Comm::sendto_async(leg.first, leg.second, size));
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "platform/fabric_pods.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -39,11 +40,17 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used,
       nvlink_efficiency_(c.nvlink.protocol_efficiency),
       network_efficiency_(c.network.protocol_efficiency),
       nvlink_latency_(c.nvlink.latency),
-      network_latency_(c.network.latency) {
+      network_latency_(c.network.latency),
+      gpus_per_node_(c.gpus_per_node),
+      pxn_(c.network.pxn) {
   const std::string problem = platform_shape_problem(c);
   if (!problem.empty()) throw SimulationError("cannot build the platform: " + problem);
   try {
-    build(c, host_speed, gpus_used, islands_needed);
+    if (c.network.topology == Topology::kRailOptimized) {
+      build_rail(c, host_speed, gpus_used, islands_needed);
+    } else {
+      build(c, host_speed, gpus_used, islands_needed);
+    }
   } catch (const std::exception& e) {
     // SimGrid reports a malformed platform with an exception: never let it escape as an abort.
     throw SimulationError(std::string("cannot build the platform: ") + e.what());
@@ -69,6 +76,8 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
     return islands_needed.empty() || islands_needed[static_cast<size_t>(isl)] != 0;
   };
   sg4::NetZone* root = sg4::create_star_zone("fabric");
+  // Three tiers: leaf groups below pods (fabric_pods.h).
+  PodTier pods(root, c.network, (islands * island_size_ + gpn - 1) / gpn);
   hosts_.assign(static_cast<size_t>(islands) * island_size_, nullptr);
   for (int grp = 0; grp < groups; ++grp) {
     const int first_island = grp * islands_per_group;
@@ -76,13 +85,16 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
     bool any = false;
     for (int isl = first_island; isl < last_island; ++isl) any = any || needed(isl);
     if (!any) continue;
-    sg4::NetZone* zone = root;
-    if (fat_tree) {
-      zone = sg4::create_star_zone("leaf" + std::to_string(grp));
-      zone->set_parent(root);
-    }
     const int group_first_node = first_island * island_size_ / gpn;
     const int group_nodes = (last_island * island_size_ - 1) / gpn - group_first_node + 1;
+    const double uplink = group_nodes * nics * c.network.nic_bandwidth / c.network.oversubscription;
+    sg4::NetZone* zone = root;
+    sg4::NetZone* parent = root;
+    if (fat_tree) {
+      parent = pods.parent_of(group_first_node);
+      zone = sg4::create_star_zone("leaf" + std::to_string(grp));
+      zone->set_parent(parent);
+    }
     // NICs of the group's nodes; GPU i of a node uses NIC i mod nics. Islands smaller than a
     // node share their node's NICs, created with the first island built there.
     std::vector<sg4::Link*> nic_up(static_cast<size_t>(group_nodes) * nics, nullptr);
@@ -127,15 +139,14 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
       auto* gw = zone->create_router("leaf" + std::to_string(grp) + "_gw");
       zone->add_route(gw, nullptr, nullptr, nullptr, {}, false);
       zone->add_route(nullptr, gw, nullptr, nullptr, {}, false);
-      const double uplink =
-          group_nodes * nics * c.network.nic_bandwidth / c.network.oversubscription;
-      sg4::Link* gu = make_link(root, "leaf" + std::to_string(grp) + "_up", uplink, 0);
-      sg4::Link* gd = make_link(root, "leaf" + std::to_string(grp) + "_down", uplink, 0);
+      sg4::Link* gu = make_link(parent, "leaf" + std::to_string(grp) + "_up", uplink, 0);
+      sg4::Link* gd = make_link(parent, "leaf" + std::to_string(grp) + "_down", uplink, 0);
       zone->seal();
-      root->add_route(zone->get_netpoint(), nullptr, gw, nullptr, links_of({gu}), false);
-      root->add_route(nullptr, zone->get_netpoint(), nullptr, gw, links_of({gd}), false);
+      parent->add_route(zone->get_netpoint(), nullptr, gw, nullptr, links_of({gu}), false);
+      parent->add_route(nullptr, zone->get_netpoint(), nullptr, gw, links_of({gd}), false);
     }
   }
+  pods.seal();
   root->seal();
   hosts_.resize(gpus_used);
   claims_ = LinkClaims(static_cast<int>(sg4::Engine::get_instance()->get_link_count()));
@@ -145,17 +156,21 @@ const Route& Platform::route(int a, int b) const {
   const long key = static_cast<long>(a) * static_cast<long>(hosts_.size()) + b;
   auto it = routes_.find(key);
   if (it != routes_.end()) return it->second;
-  std::vector<sg4::Link*> links;
-  double latency = 0;
-  hosts_[a]->route_to(hosts_[b], links, &latency);
   Route r;
-  r.latency = latency;
-  r.bandwidth = links.empty() ? 0 : links.front()->get_bandwidth();
-  for (const sg4::Link* l : links) {
-    r.bandwidth = std::min(r.bandwidth, l->get_bandwidth());
-    const auto id = link_ids_.emplace(l, static_cast<int>(link_ids_.size())).first->second;
-    r.links.push_back(id);
-    r.link_bandwidth.push_back(l->get_bandwidth());
+  r.legs = legs(a, b);
+  bool first = true;
+  for (const auto& [src, dst] : r.legs) {
+    std::vector<sg4::Link*> links;
+    double latency = 0;
+    src->route_to(dst, links, &latency);
+    r.latency = std::max(r.latency, latency);
+    for (const sg4::Link* l : links) {
+      r.bandwidth = first ? l->get_bandwidth() : std::min(r.bandwidth, l->get_bandwidth());
+      first = false;
+      const auto id = link_ids_.emplace(l, static_cast<int>(link_ids_.size())).first->second;
+      r.links.push_back(id);
+      r.link_bandwidth.push_back(l->get_bandwidth());
+    }
   }
   return routes_.emplace(key, std::move(r)).first->second;
 }

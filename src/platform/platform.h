@@ -17,6 +17,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "config/cluster.h"
@@ -39,7 +40,13 @@ std::string platform_shape_problem(const ClusterSpec& cluster);
 
 // A route between two GPUs as SimGrid resolves it: its links (dense ids), their summed
 // latency and the smallest bandwidth among them (what a flow alone on the route gets).
+//
+// A flow runs as one SimGrid transfer between two hosts, or, on a rail-optimized fabric with
+// PXN (platform/fabric_rail.h), as two side by side: over NVLink to the node-mate on the
+// receiver's rail and from that node-mate's NIC to the receiver's; `links` then holds both
+// legs' links, `latency` the larger leg latency (the legs are pipelined, as PXN's chunks are).
 struct Route {
+  std::vector<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>> legs;
   std::vector<int> links;
   std::vector<double> link_bandwidth;  // of each of `links`
   double latency = 0;
@@ -80,6 +87,11 @@ class Platform {
  private:
   void build(const ClusterSpec& cluster, double host_speed, int gpus_used,
              const std::vector<char>& islands_needed);
+  // The rail-optimized fabric (fabric_rail.cc).
+  void build_rail(const ClusterSpec& cluster, double host_speed, int gpus_used,
+                  const std::vector<char>& islands_needed);
+  // Returns the hosts of the transfers a flow from a to b runs as (Route::legs).
+  std::vector<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>> legs(int a, int b) const;
 
   std::vector<simgrid::s4u::Host*> hosts_;
   int island_size_;
@@ -87,6 +99,12 @@ class Platform {
   double network_efficiency_;
   double nvlink_latency_;
   double network_latency_;
+  // Rail-optimized fabric: the NIC endpoint of GPU slot node * gpus_per_node + rail (null when
+  // not built), whether transfers between rails take PXN's NVLink hop.
+  std::vector<simgrid::s4u::Host*> nic_hosts_;
+  std::vector<simgrid::s4u::Host*> pxn_hosts_;  // every GPU built, past gpus_used too
+  int gpus_per_node_ = 1;
+  bool pxn_ = false;
   mutable std::unordered_map<long, Route> routes_;
   mutable std::unordered_map<const simgrid::s4u::Link*, int> link_ids_;
   mutable LinkClaims claims_;

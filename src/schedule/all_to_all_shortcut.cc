@@ -32,6 +32,16 @@ std::optional<Shortcut> shared_nic_refusal(const Scenario& sc, const char* traff
                                        "the NICs may bottleneck the {}",
                                        net.oversubscription, flows)};
   }
+  if (net.pod_oversubscription > 1) {
+    return Shortcut{false, fmt::format("the fat tree's pods are oversubscribed ({}:1) toward the "
+                                       "core: the fabric above the NICs may bottleneck the {}",
+                                       net.pod_oversubscription, flows)};
+  }
+  if (net.topology == Topology::kRailOptimized && net.pxn) {
+    return Shortcut{false, fmt::format("rail-optimized fabric with PXN: the {} to other rails "
+                                       "leave through node-mates' NICs after an NVLink hop",
+                                       flows)};
+  }
   return std::nullopt;
 }
 

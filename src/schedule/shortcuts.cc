@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "schedule/all_to_all_shortcut.h"
+#include "schedule/rail_alignment.h"
 #include "schedule/rank_map.h"
 
 namespace trident {
@@ -68,6 +69,12 @@ Shortcut decide_one_rank_flows(const ClusterSpec& c, const RankMap& ranks) {
         fmt::format("the fat tree is oversubscribed ({}:1): the fabric above the NICs "
                     "may bottleneck the TP ranks' flows together",
                     net.oversubscription));
+  }
+  if (net.pod_oversubscription > 1) {
+    return off(
+        fmt::format("the fat tree's pods are oversubscribed ({}:1) toward the core: the "
+                    "fabric above the NICs may bottleneck the TP ranks' flows together",
+                    net.pod_oversubscription));
   }
   return on(
       "the ranks of a TP group reach the network through pairwise different NICs and "
@@ -192,6 +199,17 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
          "transfers still move every GPU's bytes");
   s.fused_tp = decide_fused_tp(sc.plan, ranks, expert_parallel(sc.plan, sc.model));
   s.one_rank_flows = decide_one_rank_flows(sc.cluster, ranks);
+  const bool rails_pxn =
+      sc.cluster.network.topology == Topology::kRailOptimized && sc.cluster.network.pxn;
+  if (!transfers_stay_on_rails(sc.cluster, ranks) ||
+      (rails_pxn && expert_parallel(sc.plan, sc.model))) {
+    // PXN moves another rail's transfers over the sender's NVLink and a node-mate's NIC.
+    const std::string why =
+        "rail-optimized fabric with PXN and peers on other rails (or expert-parallel "
+        "all-to-alls): their transfers cross the TP ranks' NVLink and each other's NICs";
+    if (s.fused_tp.taken && sc.plan.tensor > 1) s.fused_tp = off(why);
+    s.one_rank_flows = off(why);
+  }
   s.tp_fills_islands = ranks.tensor_groups_fill_islands();
   s.mirrored_tp = decide_mirrored_tp(sc.plan, s.fused_tp, s.one_rank_flows, s.tp_fills_islands,
                                      expert_parallel(sc.plan, sc.model));
