@@ -38,11 +38,6 @@ const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, 
       const auto matrix = imbalanced_all_to_all_bytes(ep_, bytes, ep_load_, combine);
       phases = nic_a2a_ ? lower_all_to_all_via_nics(groups, matrix, island_of)
                         : lower_all_to_all(groups, matrix);
-    }
-    if (op == CollectiveOp::kAllToAll && one_replica_) {
-      // Replicas standing for others (shortcuts.h: one_replica over expert groups): the
-      // collapsed flows of the simulated islands' members only; the others' are alike.
-      keep_simulated_flows(&phases, simulated_gpu_);
     } else if (kind == CollKind::kTensor && mirrored_tp_) {
       // Lowered for tensor rank 0 (shortcuts.h: mirrored_tp).
       LoweringOptions mirrored = lowering_;
@@ -62,6 +57,11 @@ const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, 
                               ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp), sc_.cluster);
     } else {
       phases = lower_collective(op, groups, bytes, island_of, lowering_);
+    }
+    if (op == CollectiveOp::kAllToAll && one_replica_) {
+      // Replicas standing for others (shortcuts.h: one_replica over expert groups): the
+      // collapsed flows of the simulated islands' members only; the others' are alike.
+      keep_simulated_flows(&phases, simulated_gpu_);
     }
     if (step >= 0) {
       // One ring step: the uncollapsed ring's phase `step`; a lowering that is not one ring
