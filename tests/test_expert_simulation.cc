@@ -169,21 +169,38 @@ TEST_CASE("whole islands of replicas stand for the rest when the expert groups s
 
 TEST_CASE("replicas standing for the rest of their expert groups time the step as all do",
           "[engine][moe][fidelity]") {
-  // The same plan with a routing imbalance of one part in 1e9 simulates all 16 replicas; its
+  // The same plan with a routing imbalance of one part in 1e9 simulates every replica; its
   // step differs by about that much, so the two agree to 1e-6 where the shortcut is exact.
-  for (bool zero1 : {false, true}) {
-    INFO("distributed optimizer and overlap_grad_reduce: " << zero1);
-    Scenario sc = moe_scenario(4, 1, 1, 16, 16, 1);
-    sc.plan.distributed_optimizer = zero1;
-    sc.plan.overlap_grad_reduce = zero1;
-    Scenario every = sc;
-    every.plan.moe_load_imbalance = 1 + 1e-9;
-    REQUIRE(decide_shortcuts(sc, Fidelity::kFast).one_replica.taken);
-    REQUIRE_FALSE(decide_shortcuts(every, Fidelity::kFast).one_replica.taken);
-    const Report few = simulate_report(sc, Fidelity::kFast);
-    const Report all = simulate_report(every, Fidelity::kFast);
-    CHECK(few.step_time_s == Approx(all.step_time_s).epsilon(1e-6));
-    CHECK(few.ep_comm_exposed_s == Approx(all.ep_comm_exposed_s).epsilon(1e-6));
-    CHECK(few.dp_comm_exposed_s == Approx(all.dp_comm_exposed_s).margin(1e-9).epsilon(1e-6));
+  struct Case {
+    const char* name;
+    int t, d, ep, replicas;
+    MoeDispatcher dispatcher;
+  };
+  const Case cases[] = {
+      {"EP 16 = d over two nodes", 1, 16, 16, 8, MoeDispatcher::kAllToAll},
+      {"ETP 1: EP 16 over t x d", 2, 8, 16, 4, MoeDispatcher::kAllToAll},
+      {"flex EP 16 = d over two nodes", 1, 16, 16, 8, MoeDispatcher::kFlex},
+  };
+  for (const Case& c : cases) {
+    for (bool zero1 : {false, true}) {
+      INFO(c.name << "; distributed optimizer and overlap_grad_reduce: " << zero1);
+      Scenario sc = moe_scenario(4, c.t, 1, c.d, c.ep, 1);
+      sc.plan.placement = {ParallelDim::kTensor, ParallelDim::kData, ParallelDim::kPipeline};
+      sc.plan.moe_dispatcher = c.dispatcher;
+      sc.plan.distributed_optimizer = zero1;
+      sc.plan.overlap_grad_reduce = zero1;
+      Scenario every = sc;
+      every.plan.moe_load_imbalance = 1 + 1e-9;
+      const Shortcuts s = decide_shortcuts(sc, Fidelity::kFast);
+      REQUIRE(s.one_replica.taken);
+      CHECK(s.replicas == c.replicas);
+      REQUIRE_FALSE(decide_shortcuts(every, Fidelity::kFast).one_replica.taken);
+      const Report few = simulate_report(sc, Fidelity::kFast);
+      const Report all = simulate_report(every, Fidelity::kFast);
+      CHECK(few.step_time_s == Approx(all.step_time_s).epsilon(1e-6));
+      CHECK(few.ep_comm_exposed_s == Approx(all.ep_comm_exposed_s).epsilon(1e-6));
+      CHECK(few.dp_comm_exposed_s == Approx(all.dp_comm_exposed_s).margin(1e-9).epsilon(1e-6));
+      CHECK(few.pp_comm_exposed_s == Approx(all.pp_comm_exposed_s).margin(1e-9).epsilon(1e-6));
+    }
   }
 }
