@@ -86,7 +86,8 @@ const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, 
 int StepSimulation::simulated_expert_participants(bool data, int id) const {
   int n = 0;
   for (int dp = 0; dp < replicas_; ++dp) {
-    for (int cp = 0; cp < cp_; ++cp) n += experts_.join(experts_.local(0, cp, dp), t_, data).id == id;
+    for (int cp = 0; cp < cp_; ++cp)
+      n += experts_.join(experts_.local(0, cp, dp), t_, data).id == id;
   }
   return n;
 }

@@ -109,8 +109,8 @@ void decide_one_replica(const Scenario& sc, const RankMap& ranks, bool ep, Short
     // The expert groups span replicas: whole islands of replicas stand for the rest when every
     // island's all-to-all flows are alike (schedule/all_to_all_shortcut.h).
     std::string why;
-    const int r = expert_group_replicas(
-        sc, ranks, s->nic_all_to_all.taken || s->collapsed_flex.taken, &why);
+    const int r =
+        expert_group_replicas(sc, ranks, s->nic_all_to_all.taken || s->collapsed_flex.taken, &why);
     if (r == 0) {
       s->one_replica = off(why);
       return;
