@@ -142,3 +142,65 @@ TEST_CASE("overlapped expert gradient buckets hide the expert-data-parallel redu
   CHECK(overlapped.dp_comm_exposed_s < serial.dp_comm_exposed_s);
   CHECK(overlapped.step_time_s < serial.step_time_s);
 }
+
+TEST_CASE("whole islands of replicas stand for the rest when the expert groups span them",
+          "[moe][shortcuts]") {
+  // EP 16 = d over two 8-GPU nodes per stage: replicas 0..7 fill one node, and every member's
+  // collapsed all-to-all flows (out through its own NIC and back, to its island neighbour)
+  // are alike in both nodes.
+  const Scenario sc = moe_scenario(4, 1, 1, 16, 16, 1);
+  const Shortcuts fast = decide_shortcuts(sc, Fidelity::kFast);
+  REQUIRE(fast.nic_all_to_all.taken);
+  CHECK(fast.one_replica.taken);
+  CHECK(fast.replicas == 8);
+  CHECK(simulated_scope(sc.plan, fast).replicas == 8);  // the activity estimate counts 8 of 16
+  CHECK_FALSE(decide_shortcuts(sc, Fidelity::kFull).one_replica.taken);
+  // Imbalanced routing: the node holding EP rank 0 sees other traffic than the other.
+  Scenario hot = sc;
+  hot.plan.moe_load_imbalance = 1.5;
+  CHECK_FALSE(decide_shortcuts(hot, Fidelity::kFast).one_replica.taken);
+  // Per-pair all-to-all flows (EP 8 inside a node: no NIC collapse) reach every replica.
+  CHECK_FALSE(decide_shortcuts(moe_scenario(4, 1, 1, 16, 8, 1), Fidelity::kFast).one_replica.taken);
+  // Sharded gradients keep the collapse, and so this, off.
+  Scenario zero2 = sc;
+  zero2.plan.dp_sharding = DpSharding::kOptimGrads;
+  CHECK_FALSE(decide_shortcuts(zero2, Fidelity::kFast).one_replica.taken);
+}
+
+TEST_CASE("replicas standing for the rest of their expert groups time the step as all do",
+          "[engine][moe][fidelity]") {
+  // The same plan with a routing imbalance of one part in 1e9 simulates every replica; its
+  // step differs by about that much, so the two agree to 1e-6 where the shortcut is exact.
+  struct Case {
+    const char* name;
+    int t, d, ep, replicas;
+    MoeDispatcher dispatcher;
+  };
+  const Case cases[] = {
+      {"EP 16 = d over two nodes", 1, 16, 16, 8, MoeDispatcher::kAllToAll},
+      {"ETP 1: EP 16 over t x d", 2, 8, 16, 4, MoeDispatcher::kAllToAll},
+      {"flex EP 16 = d over two nodes", 1, 16, 16, 8, MoeDispatcher::kFlex},
+  };
+  for (const Case& c : cases) {
+    for (bool zero1 : {false, true}) {
+      INFO(c.name << "; distributed optimizer and overlap_grad_reduce: " << zero1);
+      Scenario sc = moe_scenario(4, c.t, 1, c.d, c.ep, 1);
+      sc.plan.placement = {ParallelDim::kTensor, ParallelDim::kData, ParallelDim::kPipeline};
+      sc.plan.moe_dispatcher = c.dispatcher;
+      sc.plan.distributed_optimizer = zero1;
+      sc.plan.overlap_grad_reduce = zero1;
+      Scenario every = sc;
+      every.plan.moe_load_imbalance = 1 + 1e-9;
+      const Shortcuts s = decide_shortcuts(sc, Fidelity::kFast);
+      REQUIRE(s.one_replica.taken);
+      CHECK(s.replicas == c.replicas);
+      REQUIRE_FALSE(decide_shortcuts(every, Fidelity::kFast).one_replica.taken);
+      const Report few = simulate_report(sc, Fidelity::kFast);
+      const Report all = simulate_report(every, Fidelity::kFast);
+      CHECK(few.step_time_s == Approx(all.step_time_s).epsilon(1e-6));
+      CHECK(few.ep_comm_exposed_s == Approx(all.ep_comm_exposed_s).epsilon(1e-6));
+      CHECK(few.dp_comm_exposed_s == Approx(all.dp_comm_exposed_s).margin(1e-9).epsilon(1e-6));
+      CHECK(few.pp_comm_exposed_s == Approx(all.pp_comm_exposed_s).margin(1e-9).epsilon(1e-6));
+    }
+  }
+}

@@ -79,6 +79,15 @@ std::vector<Phase> lower_all_to_all_via_nics(const std::vector<std::vector<int>>
   return {phase};
 }
 
+void keep_simulated_flows(std::vector<Phase>* phases, const std::vector<char>& simulated) {
+  for (Phase& phase : *phases) {
+    auto& flows = phase.flows;
+    flows.erase(std::remove_if(flows.begin(), flows.end(),
+                               [&](const Flow& f) { return simulated[f.src] == 0; }),
+                flows.end());
+  }
+}
+
 std::vector<std::vector<double>> imbalanced_all_to_all_bytes(int n, double bytes_per_gpu,
                                                              double load, bool combine) {
   std::vector<std::vector<double>> m(n, std::vector<double>(n, bytes_per_gpu / n));

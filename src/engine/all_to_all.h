@@ -54,6 +54,13 @@ void add_island_rings(const std::vector<int>& g, const std::vector<double>& out,
                       const std::vector<double>& in, const std::function<int(int)>& island_of,
                       Phase* phase);
 
+// Removes from `phases` the flows whose source GPU is not simulated (simulated[gpu] == 0); the
+// phases (their latency) stay. Requires every kept flow's destination simulated too: collapsed
+// all-to-alls (lower_all_to_all_via_nics, flex_dispatch.h lower_flex_dispatch_collapsed) of
+// groups whose simulated members fill their islands, where every flow loops back through its
+// source's NIC or stays in its source's island.
+void keep_simulated_flows(std::vector<Phase>* phases, const std::vector<char>& simulated);
+
 // Returns the n x n byte matrix of a MoE dispatch (or, `combine`, its combine) with one busy
 // member: every member sends bytes_per_gpu in all, bytes_per_gpu / n x `load` of it to member
 // 0 (which hosts the busiest experts) and the rest evenly to the others; the combine is the

@@ -58,6 +58,11 @@ const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, 
     } else {
       phases = lower_collective(op, groups, bytes, island_of, lowering_);
     }
+    if (op == CollectiveOp::kAllToAll && one_replica_) {
+      // Replicas standing for others (shortcuts.h: one_replica over expert groups): the
+      // collapsed flows of the simulated islands' members only; the others' are alike.
+      keep_simulated_flows(&phases, simulated_gpu_);
+    }
     if (step >= 0) {
       // One ring step: the uncollapsed ring's phase `step`; a lowering that is not one ring
       // (hierarchical) runs whole in step 0.
@@ -78,6 +83,15 @@ const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, 
   return cached->second;
 }
 
+int StepSimulation::simulated_expert_participants(bool data, int id) const {
+  int n = 0;
+  for (int dp = 0; dp < replicas_; ++dp) {
+    for (int cp = 0; cp < cp_; ++cp)
+      n += experts_.join(experts_.local(0, cp, dp), t_, data).id == id;
+  }
+  return n;
+}
+
 sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
                                        bool async, int step, bool combine) {
   std::vector<std::vector<int>> groups;
@@ -96,7 +110,7 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     groups = experts_.groups(base + tr.front(), static_cast<int>(tr.size()), a.pp, data);
     const ExpertJoin j =
         full_ ? experts_.join(base + a.tp, 1, data) : experts_.join(base, t_, data);
-    participants = j.participants;
+    participants = one_replica_ ? simulated_expert_participants(data, j.id) : j.participants;
     group_id = a.pp * t_ * cp_ * d_ + j.id;
     seq = kind == CollKind::kExpertGather ? a.expert_gather_seq++ : data ? a.edp_seq++ : a.ep_seq++;
   } else if (kind == CollKind::kContext) {

@@ -204,6 +204,9 @@ class StepSimulation {
   // null when it ran at once (a synchronous collective of one participant).
   // `step` >= 0: only that ring step of the collective (a TP ring exchange). `combine`: an
   // expert all-to-all whose busiest member sends most (else receives most).
+  // Returns how many simulated actors (replicas_ of them) meet in the expert (data: expert-data)
+  // collective with join id `id` (ExpertRanks::join); with one_replica_ only.
+  int simulated_expert_participants(bool data, int id) const;
   sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async,
                          int step = -1, bool combine = false);
   // Waits for a collective join() returned.

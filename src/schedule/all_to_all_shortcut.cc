@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "schedule/expert_ranks.h"
@@ -107,6 +108,74 @@ Shortcut decide_collapsed_flex(const Scenario& sc, Fidelity fidelity) {
           "each with the larger of the bytes its port sends and receives (exact without "
           "competing traffic when each port's per-pair flows end together; under contention a "
           "port carries one flex flow instead of one per peer)"};
+}
+
+int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collapsed,
+                          std::string* reason) {
+  const PlanSpec& plan = sc.plan;
+  if (!collapsed) {
+    *reason =
+        "expert-parallel groups join data-parallel replicas and their all-to-alls run one flow "
+        "per pair (nic_all_to_all and collapsed_flex not taken): every replica is simulated";
+    return 0;
+  }
+  // The busiest expert's load as workload/moe_ops.cc moe_busiest_expert_load gives it: any
+  // load but 1 makes EP rank 0 of each group send or receive more than the others.
+  const double busiest =
+      plan.moe_capacity_factor > 0
+          ? (plan.moe_pad_to_capacity ? plan.moe_capacity_factor
+                                      : std::min(plan.moe_load_imbalance, plan.moe_capacity_factor))
+          : plan.moe_load_imbalance;
+  if (busiest != 1) {
+    *reason = fmt::format(
+        "imbalanced routing (busiest expert {} x the mean): the islands holding EP rank 0 of "
+        "each expert group see other all-to-all traffic than the rest, so every replica is "
+        "simulated",
+        busiest);
+    return 0;
+  }
+  if (plan.expert_data_parallel() != 1) {
+    *reason = fmt::format(
+        "the expert weights reduce over expert-data-parallel groups of {} (EP x ETP < t x cp x "
+        "d): their rings are not mirrored, so every replica is simulated",
+        plan.expert_data_parallel());
+    return 0;
+  }
+  const int r = ranks.replicas_filling_islands();
+  if (r == 0) {
+    *reason =
+        "no set of data-parallel replicas fills the NVLink islands it touches (with NICs of its "
+        "own): every replica is simulated";
+    return 0;
+  }
+  const ExpertRanks experts(ranks, plan);
+  const int block = plan.expert_parallel * plan.expert_tensor();
+  for (int pp = 0; pp < plan.pipeline; ++pp) {
+    for (int first = 0; first < plan.tensor * plan.context * plan.data; first += block) {
+      for (int etp = 0; etp < plan.expert_tensor(); ++etp) {
+        std::map<int, int> members;  // island -> members of the group there
+        for (int gpu : experts.expert_group(first + etp, pp)) ++members[ranks.island_of(gpu)];
+        for (const auto& island : members) {
+          if (island.second != members.begin()->second) {
+            *reason =
+                "an expert group has more members in one NVLink island than in another: its "
+                "islands' all-to-all flows differ, so every replica is simulated";
+            return 0;
+          }
+        }
+      }
+    }
+  }
+  *reason = fmt::format(
+      "replicas run identical programs and replicas 0..{} fill the NVLink islands they touch, "
+      "with NICs of their own; every expert group has as many members in each island it spans, "
+      "routing is balanced and the expert all-to-alls are collapsed (each member's cross-island "
+      "share out through its own NIC and back, its in-island share to its island neighbour), "
+      "so every island's all-to-all flows are alike: the simulated islands' members meet in "
+      "each all-to-all and time the others'; their data-parallel NVLink stages are simulated, "
+      "each inter-island edge mirrored through its own NIC",
+      r - 1);
+  return r;
 }
 
 }  // namespace trident

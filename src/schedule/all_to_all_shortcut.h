@@ -5,7 +5,10 @@
 #ifndef TRIDENT_SCHEDULE_ALL_TO_ALL_SHORTCUT_H_
 #define TRIDENT_SCHEDULE_ALL_TO_ALL_SHORTCUT_H_
 
+#include <string>
+
 #include "config/scenario.h"
+#include "schedule/rank_map.h"
 #include "schedule/shortcuts.h"
 
 namespace trident {
@@ -29,6 +32,17 @@ Shortcut decide_nic_all_to_all(const Scenario& scenario, Fidelity fidelity);
 // MoE layers run the flex dispatcher over expert groups of more than one member, on a fabric
 // without taper above the NICs, and without sharded gradients.
 Shortcut decide_collapsed_flex(const Scenario& scenario, Fidelity fidelity);
+
+// Returns how many data-parallel replicas (0..R-1) stand for all d in a fast step whose expert
+// all-to-alls are collapsed (`collapsed`: nic_all_to_all or collapsed_flex taken), or 0, with
+// why in *reason: R = ranks.replicas_filling_islands() (whole islands, no NIC shared with the
+// others), when every expert group has the same number of members in each island it spans, the
+// routing is balanced (every member sends and receives alike) and the expert-data-parallel
+// group is one GPU. Then every member's collapsed flows (out through its own NIC and back, to
+// its island neighbour) are the same in every island, and the simulated islands' flows time
+// every island's (the one_replica shortcut generalized to expert groups).
+int expert_group_replicas(const Scenario& scenario, const RankMap& ranks, bool collapsed,
+                          std::string* reason);
 
 }  // namespace trident
 

@@ -105,16 +105,25 @@ Shortcut decide_mirrored_tp(const PlanSpec& plan, const Shortcut& fused_tp,
 }
 
 // Sets s->one_replica and s->replicas.
-void decide_one_replica(const PlanSpec& plan, const RankMap& ranks, bool ep, Shortcuts* s) {
+void decide_one_replica(const Scenario& sc, const RankMap& ranks, bool ep, Shortcuts* s) {
+  const PlanSpec& plan = sc.plan;
   s->replicas = 1;
   if (!s->one_rank_flows.taken) {
     s->one_replica = off("needs one_rank_flows (one rank's flows time the group)");
     return;
   }
   if (ep) {
-    s->one_replica =
-        off("expert-parallel groups join data-parallel replicas: every replica takes part in the "
-            "all-to-alls");
+    // The expert groups span replicas: whole islands of replicas stand for the rest when every
+    // island's all-to-all flows are alike (schedule/all_to_all_shortcut.h).
+    std::string why;
+    const int r =
+        expert_group_replicas(sc, ranks, s->nic_all_to_all.taken || s->collapsed_flex.taken, &why);
+    if (r == 0) {
+      s->one_replica = off(why);
+      return;
+    }
+    s->replicas = r;
+    s->one_replica = on(why);
     return;
   }
   if (plan.data == 1) {
@@ -213,7 +222,7 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   s.tp_fills_islands = ranks.tensor_groups_fill_islands();
   s.mirrored_tp = decide_mirrored_tp(sc.plan, s.fused_tp, s.one_rank_flows, s.tp_fills_islands,
                                      expert_parallel(sc.plan, sc.model));
-  decide_one_replica(sc.plan, ranks, expert_parallel(sc.plan, sc.model), &s);
+  decide_one_replica(sc, ranks, expert_parallel(sc.plan, sc.model), &s);
   s.collapsed_steps =
       on("identical consecutive ring steps run as one flow per edge with "
          "their bytes and latencies: exact without competing traffic; under "
