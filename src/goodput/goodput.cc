@@ -60,12 +60,12 @@ GoodputResult evaluate_goodput(const Scenario& scenario, const Workload& workloa
   return g;
 }
 
-double expected_time_to_train_s(const Scenario& scenario, const Workload& workload, double step_s,
-                                CheckpointMode mode) {
+double expected_time_to_train_s(const Scenario& scenario, const CheckpointCost& checkpoint,
+                                double step_s) {
   const double tokens_per_step =
       double(scenario.plan.global_batch_size) * scenario.model.seq_length;
   const double work = std::ceil(scenario.plan.train_tokens / tokens_per_step) * step_s;
-  const RunModel run = run_model(scenario, checkpoint_cost(scenario, workload, mode), work);
+  const RunModel run = run_model(scenario, checkpoint, work);
   return expected_time_s(run, optimal_interval_s(run));
 }
 

@@ -58,11 +58,12 @@ struct GoodputResult {
 GoodputResult evaluate_goodput(const Scenario& scenario, const Workload& workload, double step_s,
                                double free_step_s, const GoodputOptions& options);
 
-// Returns the expected time (s) to train plan.train_tokens tokens (requires > 0), closed form
-// at the optimal checkpoint interval with `mode` saves: the ranking of `trident plan
-// --objective time-to-train`.
-double expected_time_to_train_s(const Scenario& scenario, const Workload& workload, double step_s,
-                                CheckpointMode mode);
+// Returns the expected time (s) to train plan.train_tokens tokens (requires > 0) at `step_s`
+// per step with `checkpoint`'s costs, closed form at the optimal checkpoint interval: the
+// ranking of `trident plan --objective time-to-train`. Increasing in step_s, so a step lower
+// bound gives a time-to-train lower bound.
+double expected_time_to_train_s(const Scenario& scenario, const CheckpointCost& checkpoint,
+                                double step_s);
 
 }  // namespace trident
 
