@@ -1,5 +1,6 @@
 #include "goodput/goodput.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace trident {
@@ -43,8 +44,11 @@ GoodputResult evaluate_goodput(const Scenario& scenario, const Workload& workloa
   const double mtbf = g.rates.unplanned > 0 ? 1 / g.rates.unplanned : 0;
   g.young_s = mtbf > 0 ? young_interval(g.checkpoint.save_block_s, mtbf) : 0;
   g.daly_s = mtbf > 0 ? daly_interval(g.checkpoint.save_block_s, mtbf) : 0;
-  g.optimal_s = optimal_interval_s(g.run);
-  g.interval_s = options.interval_s > 0 ? options.interval_s : g.optimal_s;
+  g.optimal_s = optimal_whole_steps_s(g.run, step_s);
+  // A given interval is taken at the step it falls in (checkpoints come between steps).
+  g.interval_s = options.interval_s > 0
+                     ? std::max(1.0, std::round(options.interval_s / step_s)) * step_s
+                     : g.optimal_s;
   const double per_work = expected_time_s(g.run, g.interval_s) / g.run.work_s;
   if (options.train_tokens > 0) {
     g.expected_time_s = per_work * g.run.work_s;
@@ -66,7 +70,7 @@ double expected_time_to_train_s(const Scenario& scenario, const CheckpointCost& 
       double(scenario.plan.global_batch_size) * scenario.model.seq_length;
   const double work = std::ceil(scenario.plan.train_tokens / tokens_per_step) * step_s;
   const RunModel run = run_model(scenario, checkpoint, work);
-  return expected_time_s(run, optimal_interval_s(run));
+  return expected_time_s(run, optimal_whole_steps_s(run, step_s));
 }
 
 }  // namespace trident

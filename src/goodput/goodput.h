@@ -45,6 +45,8 @@ struct GoodputResult {
   JobRates rates;
   CheckpointCost checkpoint;
   RunModel run;
+  // Young's and Daly's intervals; the optimum in whole steps (optimal_whole_steps_s); the
+  // interval used (the optimum, or options.interval_s rounded to whole steps).
   double young_s = 0, daly_s = 0, optimal_s = 0, interval_s = 0;
   double expected_time_s = 0;  // closed form (tokens mode), or the horizon (days mode)
   double expected_tokens = 0;  // closed form: tokens trained by the end
@@ -59,7 +61,7 @@ GoodputResult evaluate_goodput(const Scenario& scenario, const Workload& workloa
                                double free_step_s, const GoodputOptions& options);
 
 // Returns the expected time (s) to train plan.train_tokens tokens (requires > 0) at `step_s`
-// per step with `checkpoint`'s costs, closed form at the optimal checkpoint interval: the
+// per step with `checkpoint`'s costs, closed form at the optimal interval in whole steps: the
 // ranking of `trident plan --objective time-to-train`. Increasing in step_s, so a step lower
 // bound gives a time-to-train lower bound.
 double expected_time_to_train_s(const Scenario& scenario, const CheckpointCost& checkpoint,

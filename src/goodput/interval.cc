@@ -48,4 +48,10 @@ double optimal_interval_s(const RunModel& run) {
   return std::exp((lo + hi) / 2);
 }
 
+double optimal_whole_steps_s(const RunModel& run, double step_s) {
+  const double k = std::floor(optimal_interval_s(run) / step_s);
+  const double below = std::max(1.0, k) * step_s, above = std::max(1.0, k + 1) * step_s;
+  return expected_time_s(run, above) < expected_time_s(run, below) ? above : below;
+}
+
 }  // namespace trident

@@ -40,6 +40,11 @@ double expected_time_s(const RunModel& run, double interval_s);
 // are no unplanned failures (one checkpoint at the end).
 double optimal_interval_s(const RunModel& run);
 
+// Returns the best interval that is a whole number (>= 1) of steps of `step_s` (> 0):
+// checkpoints are taken between steps. expected_time_s is unimodal in the interval, so that is
+// the multiple just below or just above optimal_interval_s, whichever is better.
+double optimal_whole_steps_s(const RunModel& run, double step_s);
+
 }  // namespace trident
 
 #endif  // TRIDENT_GOODPUT_INTERVAL_H_
