@@ -66,6 +66,20 @@ TEST_CASE("the exact optimum is Daly's interval within 0.1 %, Young's within 3 %
   CHECK(expected_time_s(run, 3600) == Approx(run.work_s + 720 * 60).epsilon(1e-12));
 }
 
+TEST_CASE("checkpoints come between steps: the optimum in whole steps", "[goodput]") {
+  const RunModel run = sync_run();
+  const double opt = optimal_interval_s(run);  // ~930 s
+  const double step = 70;
+  const double whole = optimal_whole_steps_s(run, step);
+  CHECK(whole / step == std::round(whole / step));
+  CHECK(std::abs(whole - opt) < step);
+  for (double k : {whole / step - 1, whole / step + 1}) {
+    CHECK(expected_time_s(run, whole) <= expected_time_s(run, k * step));
+  }
+  // A step longer than the optimum: a checkpoint after every step.
+  CHECK(optimal_whole_steps_s(run, 5000) == 5000);
+}
+
 TEST_CASE("the Monte Carlo mean agrees with Daly's expectation", "[goodput]") {
   const RunModel run = sync_run();
   const double tau = optimal_interval_s(run);

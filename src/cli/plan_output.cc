@@ -300,19 +300,22 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
         fixed(r.cp_comm_exposed_s, 4), fixed(r.ep_comm_exposed_s, 4), 100 * r.bubble_fraction);
   };
   for (size_t i = 0; i < out.ranked.size(); ++i) text += line(std::to_string(i + 1), out.ranked[i]);
-  if (by_time) {
-    // --objective time-to-train: what the rows are ranked by.
-    text += "\n  expected time to train (failures, checkpoints, restarts; docs/goodput.md):\n";
-    for (size_t i = 0; i < out.ranked.size(); ++i) {
-      text += fmt::format("  {:>5}  {:.3f} days\n", i + 1, out.ranked[i].time_to_train_s / 86400);
-    }
-  }
   if (out.ranked.empty()) {
     // The binding rule, always: without it "no plan fits" cannot be acted on.
     const std::string why = out.fitting == 0 ? no_fit_reason(s) : "";
     text += "  (no plan fits" + (why.empty() ? std::string() : ": " + why) + ")\n";
   }
   if (out.given) text += line("given", *out.given);
+  if (by_time) {
+    // --objective time-to-train: what the rows are ranked by.
+    text += "\n  expected time to train (failures, checkpoints, restarts; docs/goodput.md):\n";
+    for (size_t i = 0; i < out.ranked.size(); ++i) {
+      text += fmt::format("  {:>5}  {:.3f} days\n", i + 1, out.ranked[i].time_to_train_s / 86400);
+    }
+    if (out.given && out.given->time_to_train_s >= 0) {
+      text += fmt::format("  {:>5}  {:.3f} days\n", "given", out.given->time_to_train_s / 86400);
+    }
+  }
   const std::string why = why_winner(out.ranked);
   if (!why.empty()) text += "\n  " + why + "\n";
   if (!out.ranked.empty()) {
