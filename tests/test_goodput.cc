@@ -94,8 +94,7 @@ TEST_CASE("the Monte Carlo mean agrees with Daly's expectation", "[goodput]") {
   CHECK(quantile(mc.times_s, 0.5) < quantile(mc.times_s, 0.9));
 }
 
-TEST_CASE("the simulated optimum over an interval grid agrees with the closed form",
-          "[goodput]") {
+TEST_CASE("the simulated optimum over an interval grid agrees with the closed form", "[goodput]") {
   const RunModel run = sync_run();
   const double opt = optimal_interval_s(run);
   double best_tau = 0, best = 1e300;
@@ -110,8 +109,7 @@ TEST_CASE("the simulated optimum over an interval grid agrees with the closed fo
   CHECK(best == Approx(expected_time_s(run, opt)).epsilon(0.005));
 }
 
-TEST_CASE("asynchronous saves lose the write's lag and wait for the previous write",
-          "[goodput]") {
+TEST_CASE("asynchronous saves lose the write's lag and wait for the previous write", "[goodput]") {
   RunModel run = sync_run();
   run.save_block_s = 5;
   run.write_lag_s = 55;

@@ -81,8 +81,10 @@ std::vector<double> simulate_steps(const std::vector<Scenario>& scenarios) {
       2, [&]() -> long { return next < long(scenarios.size()) ? next++ : -1; },
       [&](long i) { return simulate_step_time(scenarios[i]); },
       [&](long i, const ForkResult& r) {
-        if (r.ok) steps[i] = std::strtod(r.output.c_str(), nullptr);
-        else if (failure.empty()) failure = r.output;
+        if (r.ok)
+          steps[i] = std::strtod(r.output.c_str(), nullptr);
+        else if (failure.empty())
+          failure = r.output;
       });
   if (!failure.empty()) throw SimulationError("the step simulation failed: " + failure);
   return steps;
@@ -109,8 +111,8 @@ int run_goodput_command(const std::vector<std::string>& args) {
       "Megatron-LM --async-save) or sync (training waits for the write)")(
       "set", po::value(&sets)->composing(),
       "override a field after files are loaded, as simulate: --set cluster.nodes=2048, --set "
-      "\"cluster.reliability.gpu_mtbf=50000 h\" (repeatable)")(
-      "format", po::value(&format), "table (default), json or csv")(
+      "\"cluster.reliability.gpu_mtbf=50000 h\" (repeatable)")("format", po::value(&format),
+                                                               "table (default), json or csv")(
       "output,o", po::value(&output), "write the report to FILE instead of stdout")(
       "svg", po::value(&svg),
       "also plot the time to train against the checkpoint interval (closed form and Monte "
@@ -141,8 +143,8 @@ int run_goodput_command(const std::vector<std::string>& args) {
   for (const std::string* path : {&output, &svg}) {
     if (path->empty()) continue;
     const std::string problem = output_path_problem(*path);
-    if (!problem.empty()) throw po::error("--" + std::string(path == &svg ? "svg" : "output") +
-                                          ": " + problem);
+    if (!problem.empty())
+      throw po::error("--" + std::string(path == &svg ? "svg" : "output") + ": " + problem);
   }
   append_training_sets(training, &sets);
   const Scenario scenario = load_scenario(positional.front(), sets);

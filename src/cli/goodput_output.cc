@@ -24,11 +24,16 @@ struct Row {
 std::string xml_escape(const std::string& text) {
   std::string o;
   for (char c : text) {
-    if (c == '&') o += "&amp;";
-    else if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
+    if (c == '&')
+      o += "&amp;";
+    else if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
   }
   return o;
 }
@@ -41,7 +46,8 @@ std::vector<Row> scalar_rows(const GoodputResult& g, int gpus, double price) {
   const double mean_time = tokens_mode(g) ? mc.mean.total() : g.expected_time_s;
   std::vector<Row> rows;
   rows.push_back({"step_time_s", "step time", g.step_s, "s"});
-  rows.push_back({"straggler_free_step_time_s", "step time without stragglers", g.free_step_s, "s"});
+  rows.push_back(
+      {"straggler_free_step_time_s", "step time without stragglers", g.free_step_s, "s"});
   if (tokens_mode(g)) {
     rows.push_back({"train_tokens", "tokens to train", g.options.train_tokens, ""});
     rows.push_back({"steps", "steps", g.steps, ""});
@@ -49,8 +55,8 @@ std::vector<Row> scalar_rows(const GoodputResult& g, int gpus, double price) {
     rows.push_back({"time_to_train_p10_s", "  p10", quantile(mc.times_s, 0.1), "days"});
     rows.push_back({"time_to_train_p50_s", "  p50", quantile(mc.times_s, 0.5), "days"});
     rows.push_back({"time_to_train_p90_s", "  p90", quantile(mc.times_s, 0.9), "days"});
-    rows.push_back({"time_to_train_expected_s", "time to train (closed form)", g.expected_time_s,
-                    "days"});
+    rows.push_back(
+        {"time_to_train_expected_s", "time to train (closed form)", g.expected_time_s, "days"});
   } else {
     const double per_s = g.tokens_per_step / g.step_s;
     rows.push_back({"train_days", "days of wall-clock", g.options.train_days, ""});
@@ -59,8 +65,8 @@ std::vector<Row> scalar_rows(const GoodputResult& g, int gpus, double price) {
     rows.push_back({"tokens_trained_p10", "  p10", quantile(mc.work_s, 0.1) * per_s, ""});
     rows.push_back({"tokens_trained_p50", "  p50", quantile(mc.work_s, 0.5) * per_s, ""});
     rows.push_back({"tokens_trained_p90", "  p90", quantile(mc.work_s, 0.9) * per_s, ""});
-    rows.push_back({"tokens_trained_expected", "tokens trained (closed form)", g.expected_tokens,
-                    ""});
+    rows.push_back(
+        {"tokens_trained_expected", "tokens trained (closed form)", g.expected_tokens, ""});
   }
   rows.push_back({"effective_training_fraction", "effective training",
                   mc.mean.productive_s / mc.mean.total(), "%"});
@@ -68,8 +74,8 @@ std::vector<Row> scalar_rows(const GoodputResult& g, int gpus, double price) {
   rows.push_back({"mtbf_s", "job MTBF (all interruptions)", g.rates.mtbf_s(), "s"});
   rows.push_back({"unplanned_mtbf_s", "job MTBF (unplanned)",
                   g.rates.unplanned > 0 ? 1 / g.rates.unplanned : 0, "s"});
-  rows.push_back({"checkpoint_bytes_per_gpu", "checkpoint per GPU", g.checkpoint.bytes_per_gpu,
-                  "GB"});
+  rows.push_back(
+      {"checkpoint_bytes_per_gpu", "checkpoint per GPU", g.checkpoint.bytes_per_gpu, "GB"});
   rows.push_back({"checkpoint_bytes_total", "checkpoint", g.checkpoint.bytes_total, "GB"});
   rows.push_back({"checkpoint_save_s", "checkpoint stall", g.checkpoint.save_block_s, "s"});
   rows.push_back({"checkpoint_write_s", "checkpoint write", g.checkpoint.write_s, "s"});
@@ -105,8 +111,8 @@ std::string table_value(const Row& r) {
 
 }  // namespace
 
-std::string format_goodput(const GoodputResult& g, const std::string& title, int gpus,
-                           double price, ReportFormat format) {
+std::string format_goodput(const GoodputResult& g, const std::string& title, int gpus, double price,
+                           ReportFormat format) {
   const std::vector<Row> rows = scalar_rows(g, gpus, price);
   const auto parts = breakdown(g);
   if (format == ReportFormat::kJson) {
@@ -139,9 +145,9 @@ std::string format_goodput(const GoodputResult& g, const std::string& title, int
     for (const auto& p : parts) head += "," + p.first, line += fmt::format(",{}", p.second);
     return head + "\n" + line + "\n";
   }
-  std::string out = fmt::format("{}\n{} checkpoints, {} Monte Carlo samples, seed {}\n\n", title,
-                                checkpoint_mode_name(g.options.mode), g.options.samples,
-                                g.options.seed);
+  std::string out =
+      fmt::format("{}\n{} checkpoints, {} Monte Carlo samples, seed {}\n\n", title,
+                  checkpoint_mode_name(g.options.mode), g.options.samples, g.options.seed);
   for (const Row& r : rows) out += fmt::format("  {:<32} {}\n", r.label, table_value(r));
   const double total = g.mc.mean.total();
   out += "\n  where the time goes (mean)\n";
@@ -164,8 +170,7 @@ std::vector<IntervalPoint> interval_curve(const GoodputResult& g) {
     const double x = std::log(g.optimal_s / 8) + std::log(64.0) * i / (kPoints - 1);
     const double tau = std::min(std::exp(x), g.run.work_s);
     if (!points.empty() && tau <= points.back().interval_s) break;
-    const MonteCarloSummary mc =
-        monte_carlo(g.run, tau, 0, g.options.samples, g.options.seed);
+    const MonteCarloSummary mc = monte_carlo(g.run, tau, 0, g.options.samples, g.options.seed);
     points.push_back({tau, expected_time_s(g.run, tau), mc.mean.total()});
   }
   return points;
@@ -191,14 +196,14 @@ std::string goodput_svg(const GoodputResult& g, const std::vector<IntervalPoint>
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{}\" y=\"24\" font-size=\"14\">{}</text>\n",
       w, h, left, xml_escape(title));
-  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n",
-                     left, h - bottom, w - right);
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", left,
+                     h - bottom, w - right);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>\n", left,
                      top, h - bottom);
   for (int i = 0; i <= 4; ++i) {
     const double t = lo + (hi - lo) * i / 4;
-    svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.2f}</text>\n",
-                       left - 6, sy(t) + 4, t / 86400);
+    svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.2f}</text>\n", left - 6,
+                       sy(t) + 4, t / 86400);
   }
   for (size_t i = 0; i < points.size(); i += 6) {
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">{:.3g}</text>\n",
@@ -214,8 +219,8 @@ std::string goodput_svg(const GoodputResult& g, const std::vector<IntervalPoint>
       (top + h - bottom) / 2, (top + h - bottom) / 2);
   std::string line, dots;
   for (const IntervalPoint& p : points) {
-    line += fmt::format("{}{:.1f},{:.1f}", line.empty() ? "" : " ", sx(p.interval_s),
-                        sy(p.expected_s));
+    line +=
+        fmt::format("{}{:.1f},{:.1f}", line.empty() ? "" : " ", sx(p.interval_s), sy(p.expected_s));
     dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"#d62728\"/>\n",
                         sx(p.interval_s), sy(p.simulated_s));
   }

@@ -13,8 +13,8 @@ namespace trident {
 
 // Returns `g` in `format`, ending with a newline. `title` names the scenario; `price` > 0
 // adds the cost of the expected GPU-hours at that price per GPU-hour.
-std::string format_goodput(const GoodputResult& g, const std::string& title, int gpus,
-                           double price, ReportFormat format);
+std::string format_goodput(const GoodputResult& g, const std::string& title, int gpus, double price,
+                           ReportFormat format);
 
 // One point of the plot: an interval, the closed-form expectation and the Monte Carlo mean.
 struct IntervalPoint {

@@ -166,13 +166,13 @@ struct HostSpec {
 // Job-interrupting failures and restart costs (cluster.reliability, docs/goodput.md): a mean
 // time between failures per component (s), each component failing as a Poisson process.
 struct ReliabilitySpec {
-  double gpu_mtbf_s = 0;       // per GPU
-  double hbm_mtbf_s = 0;       // per GPU
-  double host_mtbf_s = 0;      // per node
-  double nic_mtbf_s = 0;       // per NIC
-  double switch_mtbf_s = 0;    // per fabric switch
-  double link_mtbf_s = 0;      // per fabric cable
-  double software_mtbf_s = 0;  // per GPU (rank)
+  double gpu_mtbf_s = 0;                    // per GPU
+  double hbm_mtbf_s = 0;                    // per GPU
+  double host_mtbf_s = 0;                   // per node
+  double nic_mtbf_s = 0;                    // per NIC
+  double switch_mtbf_s = 0;                 // per fabric switch
+  double link_mtbf_s = 0;                   // per fabric cable
+  double software_mtbf_s = 0;               // per GPU (rank)
   double unplanned_maintenance_mtbf_s = 0;  // per node
   double planned_maintenance_mtbf_s = 0;    // per node; no work lost
   double detection_s = 0;                   // failure -> job stopped

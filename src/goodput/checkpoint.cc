@@ -10,9 +10,12 @@ const char* checkpoint_mode_name(CheckpointMode m) {
 }
 
 bool parse_checkpoint_mode(const std::string& name, CheckpointMode* out) {
-  if (name == "sync") *out = CheckpointMode::kSync;
-  else if (name == "async") *out = CheckpointMode::kAsync;
-  else return false;
+  if (name == "sync")
+    *out = CheckpointMode::kSync;
+  else if (name == "async")
+    *out = CheckpointMode::kAsync;
+  else
+    return false;
   return true;
 }
 

@@ -11,8 +11,7 @@ Scenario straggler_free(const Scenario& scenario) {
 }
 
 RunModel run_model(const Scenario& scenario, const CheckpointCost& checkpoint, double work_s) {
-  const JobRates rates =
-      job_rates(job_failure_sources(scenario.cluster, scenario.plan.gpus()));
+  const JobRates rates = job_rates(job_failure_sources(scenario.cluster, scenario.plan.gpus()));
   RunModel run;
   run.work_s = work_s;
   run.save_block_s = checkpoint.save_block_s;

@@ -14,7 +14,8 @@ std::vector<FailureSource> job_failure_sources(const ClusterSpec& cluster, int g
   if (net.topology == Topology::kFatTree) {
     const double leaves = std::ceil(nodes / net.nodes_per_leaf) * net.nics_per_node;
     // A job inside one leaf group crosses no spine.
-    const double spines = nodes > net.nodes_per_leaf ? std::ceil(leaves / (2 * net.oversubscription)) : 0;
+    const double spines =
+        nodes > net.nodes_per_leaf ? std::ceil(leaves / (2 * net.oversubscription)) : 0;
     switches = leaves + spines;
     cables = spines > 0 ? nics + nics / net.oversubscription : nics;
   }

@@ -12,8 +12,8 @@ namespace trident {
 
 // One kind of component of a job: how many the job uses and the interruptions it causes.
 struct FailureSource {
-  std::string name;  // "gpu", "hbm", "host", ...
-  double count = 0;  // components of that kind the job depends on
+  std::string name;   // "gpu", "hbm", "host", ...
+  double count = 0;   // components of that kind the job depends on
   double mtbf_s = 0;  // per component
   bool planned = false;
   // Returns interruptions per second of the whole job from this kind: count / mtbf.

@@ -21,10 +21,10 @@ RunBreakdown replay_run(const RunModel& run, double interval_s, double horizon_s
   RunBreakdown b;
   const double end_of_time = horizon_s > 0 ? horizon_s : kNever;
   double t = 0;
-  double progress = 0;       // work done since the start, durable or not
-  double durable = 0;        // work in the last durable checkpoint
-  double pending = -1;       // work in the checkpoint being written, -1: none
-  double pending_done = 0;   // when that write ends
+  double progress = 0;      // work done since the start, durable or not
+  double durable = 0;       // work in the last durable checkpoint
+  double pending = -1;      // work in the checkpoint being written, -1: none
+  double pending_done = 0;  // when that write ends
   double next_fail = next_event(t, run.unplanned_rate, prng);
   double next_stop = next_event(t, run.planned_rate, prng);
   const auto settle = [&](double now) {
@@ -87,8 +87,8 @@ RunBreakdown replay_run(const RunModel& run, double interval_s, double horizon_s
   return b;
 }
 
-MonteCarloSummary monte_carlo(const RunModel& run, double interval_s, double horizon_s,
-                              int samples, std::uint64_t seed) {
+MonteCarloSummary monte_carlo(const RunModel& run, double interval_s, double horizon_s, int samples,
+                              std::uint64_t seed) {
   Prng prng(seed);
   MonteCarloSummary s;
   for (int i = 0; i < samples; ++i) {

@@ -11,12 +11,14 @@
 
 namespace trident {
 
+class Prng;
+
 // Where one run's wall-clock time went (s); the four sum to its time.
 struct RunBreakdown {
-  double productive_s = 0;  // steps that count
-  double checkpoint_s = 0;  // checkpoint stalls of saves that completed
-  double lost_s = 0;        // work (and stalls) redone after a failure
-  double restart_s = 0;     // restarts, and planned stops
+  double productive_s = 0;   // steps that count
+  double checkpoint_s = 0;   // checkpoint stalls of saves that completed
+  double lost_s = 0;         // work (and stalls) redone after a failure
+  double restart_s = 0;      // restarts, and planned stops
   double interruptions = 0;  // unplanned and planned
   double total() const { return productive_s + checkpoint_s + lost_s + restart_s; }
 };
@@ -29,19 +31,18 @@ struct RunBreakdown {
 // later. An unplanned interruption rolls the work back to the last durable checkpoint and
 // costs restart_s, during which another may strike; a planned one keeps the work done and
 // costs planned_stop_s. Inter-arrival times are exponential draws from `prng`.
-class Prng;
 RunBreakdown replay_run(const RunModel& run, double interval_s, double horizon_s, Prng* prng);
 
 struct MonteCarloSummary {
-  RunBreakdown mean;     // averages over the samples
-  std::vector<double> times_s;   // each sample's wall-clock time, ascending
-  std::vector<double> work_s;    // each sample's productive time, ascending
+  RunBreakdown mean;            // averages over the samples
+  std::vector<double> times_s;  // each sample's wall-clock time, ascending
+  std::vector<double> work_s;   // each sample's productive time, ascending
 };
 
 // Replays `samples` (>= 1) runs from generator seed `seed` (sample i continues the stream of
 // sample i - 1, so the result depends on seed and samples only).
-MonteCarloSummary monte_carlo(const RunModel& run, double interval_s, double horizon_s,
-                              int samples, std::uint64_t seed);
+MonteCarloSummary monte_carlo(const RunModel& run, double interval_s, double horizon_s, int samples,
+                              std::uint64_t seed);
 
 // Returns the q-quantile (0 <= q <= 1) of ascending `sorted` (non-empty) by linear
 // interpolation between closest ranks.
