@@ -202,7 +202,7 @@ std::string goodput_svg(const GoodputResult& g, const std::vector<IntervalPoint>
                      top, h - bottom);
   for (int i = 0; i <= 4; ++i) {
     const double t = lo + (hi - lo) * i / 4;
-    svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.2f}</text>\n", left - 6,
+    svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:.4g}</text>\n", left - 6,
                        sy(t) + 4, t / 86400);
   }
   for (size_t i = 0; i < points.size(); i += 6) {
@@ -238,9 +238,9 @@ std::string goodput_svg(const GoodputResult& g, const std::vector<IntervalPoint>
     mark(g.interval_s, "#9467bd", fmt::format("used {:.1f} min", g.interval_s / 60), 28);
   }
   svg += fmt::format(
-      "<text x=\"{}\" y=\"{}\" fill=\"#1f77b4\">line: closed form</text>\n"
-      "<text x=\"{}\" y=\"{}\" fill=\"#d62728\">dots: Monte Carlo mean</text>\n",
-      w - right - 260, top + 12, w - right - 260, top + 28);
+      "<text x=\"{}\" y=\"42\" text-anchor=\"end\"><tspan fill=\"#1f77b4\">line: closed "
+      "form</tspan>  <tspan fill=\"#d62728\">dots: Monte Carlo mean</tspan></text>\n",
+      w - right);
   return svg + "</svg>\n";
 }
 
