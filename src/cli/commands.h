@@ -30,6 +30,9 @@ int run_kernel_command(const std::vector<std::string>& args);
 int run_collective_command(const std::vector<std::string>& args);
 // trident list [clusters|models|gpus|scenarios]: the library, one line per file
 int run_list_command(const std::vector<std::string>& args);
+// trident goodput SCENARIO (--train-tokens N | --train-days D) [--seed S] [--samples K]: time
+// to train with failures, checkpoints and restarts (docs/goodput.md)
+int run_goodput_command(const std::vector<std::string>& args);
 
 }  // namespace trident
 

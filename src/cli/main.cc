@@ -22,6 +22,7 @@ const char* kUsage =
     "  sweep SCENARIO      simulate every point of a sweep (--vary K=V1,V2,...), one CSV row each\n"
     "  plan [SCENARIO]     find the fastest plans that fit (--cluster, --model, --nodes, --top)\n"
     "  compare SCENARIO    simulate variants side by side (--variant, --tp-placement intra,inter)\n"
+    "  goodput SCENARIO    time to train with failures, checkpoints and restarts (--train-tokens)\n"
     "  merge FILE...       join the CSV files of a sharded sweep (sweep --shard I/N)\n"
     "  validate FILE...    check scenario, cluster, GPU, model and plan files; list every problem\n"
     "  list [KIND]         list the library (clusters, models, gpus, scenarios) usable by name\n"
@@ -63,6 +64,7 @@ int run_command(const std::string& command, const std::vector<std::string>& args
   if (command == "kernel") return trident::run_kernel_command(args);
   if (command == "collective") return trident::run_collective_command(args);
   if (command == "list") return trident::run_list_command(args);
+  if (command == "goodput") return trident::run_goodput_command(args);
   std::cerr << "trident: unknown command '" << command << "'\n\n" << kUsage;
   return 2;
 }

@@ -24,6 +24,7 @@
 #include "core/errors.h"
 #include "core/fork_pool.h"
 #include "engine/simulator.h"
+#include "goodput/goodput.h"
 #include "report/metrics.h"
 #include "schedule/shortcuts.h"
 #include "search/plan_search.h"
@@ -126,11 +127,41 @@ std::pair<std::string, std::string> parse_fix(const std::string& text) {
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
+// Replaces each fitting candidate's step bound by the expected time to train at that step
+// (asynchronous checkpoints, the optimal interval) and sorts them by it, then by index, as
+// bound_space orders by step bounds. Returns each one's checkpoint cost and original step
+// bound, in the new order.
+void rank_by_time_to_train(const Scenario& base, std::vector<BoundedCandidate>* fitting,
+                           std::vector<CheckpointCost>* checkpoints,
+                           std::vector<double>* step_bounds) {
+  std::vector<std::pair<double, size_t>> order;
+  std::vector<CheckpointCost> costs;
+  for (size_t i = 0; i < fitting->size(); ++i) {
+    BoundedCandidate& c = (*fitting)[i];
+    const Scenario sc = with_plan(base, c.candidate.plan);
+    costs.push_back(checkpoint_cost(sc, build_workload(sc), CheckpointMode::kAsync));
+    order.push_back({expected_time_to_train_s(sc, costs.back(), c.bound.total_s), i});
+  }
+  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return (*fitting)[a.second].index < (*fitting)[b.second].index;
+  });
+  std::vector<BoundedCandidate> sorted;
+  for (const auto& o : order) {
+    sorted.push_back((*fitting)[o.second]);
+    step_bounds->push_back(sorted.back().bound.total_s);
+    sorted.back().bound.total_s = o.first;
+    checkpoints->push_back(costs[o.second]);
+  }
+  *fitting = std::move(sorted);
+}
+
 }  // namespace
 
 int run_plan_command(const std::vector<std::string>& args) {
   po::options_description opts(kPlanHelp);
-  std::string cluster, model, precision, format = "table", shard_text;
+  std::string cluster, model, precision, format = "table", shard_text, objective = "step";
+  TrainingOptions training;
   std::vector<std::string> fixes, varies, sets;
   int nodes = 0, gpus = 0, seq = 0, global_batch = 0, top = 10, jobs = 0;
   long long max_simulations = 0, max_candidates = kDefaultMaxCandidates;
@@ -169,6 +200,12 @@ int run_plan_command(const std::vector<std::string>& args) {
       "also search tp_comm_overlap, overlap_param_gather and the sharding strategies "
       "optim_grads and optim_grads_params (slower: more candidates, dearer simulations)")(
       "jobs,j", po::value(&jobs), "simulations at once (default: the number of CPUs)")(
+      "objective", po::value(&objective),
+      "step (default): rank by simulated step time; time-to-train: by the expected time to "
+      "train --train-tokens with failures, checkpoints and restarts (closed form at the optimal "
+      "checkpoint interval, docs/goodput.md)")(
+      "train-tokens", po::value(&training.tokens),
+      "tokens to train, for --objective time-to-train (15T, 2e12)")(
       "shard", po::value(&shard_text),
       "I/N: search only candidates whose enumeration index is I modulo N; `trident merge` "
       "joins the shards' --format csv outputs into the whole space's top K");
@@ -176,6 +213,16 @@ int run_plan_command(const std::vector<std::string>& args) {
   po::variables_map vm;
   if (!parse_command_line(args, opts, 1, "", &positional, &vm)) return 0;
   const auto start = std::chrono::steady_clock::now();
+  if (objective != "step" && objective != "time-to-train") {
+    throw po::error("--objective must be step or time-to-train, not '" + objective + "'");
+  }
+  const bool by_time = objective == "time-to-train";
+  if (by_time && training.tokens.empty()) {
+    throw po::error("--objective time-to-train needs --train-tokens N");
+  }
+  if (by_time && !shard_text.empty()) {
+    throw po::error("--objective time-to-train cannot be combined with --shard");
+  }
   ReportFormat report_format;
   if (!parse_report_format(format, &report_format)) {
     throw po::error("--format must be table, json or csv, not '" + format + "'");
@@ -210,6 +257,7 @@ int run_plan_command(const std::vector<std::string>& args) {
   if (nodes > 0) overrides.push_back("cluster.nodes=" + std::to_string(nodes));
   if (seq > 0) overrides.push_back("model.seq_length=" + std::to_string(seq));
   if (!precision.empty()) overrides.push_back("plan.precision=" + precision);
+  append_training_sets(training, &overrides);
 
   Scenario base;
   if (from_scenario) {
@@ -278,6 +326,16 @@ int run_plan_command(const std::vector<std::string>& args) {
   context.max_candidates = max_candidates;
   context.max_bound_work = max_work;
   SpaceSummary summary = bound_space(base, context, limits, shard.index, shard.count, jobs);
+  // --objective time-to-train: rank by the expected time to train, T(step), which grows with
+  // the step: bounds become T(bound) and the candidates are proven in that order.
+  std::vector<CheckpointCost> checkpoints;
+  std::vector<double> step_bounds;
+  if (by_time) rank_by_time_to_train(base, &summary.fitting, &checkpoints, &step_bounds);
+  const auto objective_of = [&](size_t i, double step) {
+    return by_time ? expected_time_to_train_s(with_plan(base, summary.fitting[i].candidate.plan),
+                                              checkpoints[i], step)
+                   : step;
+  };
   const double bound_wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::vector<BoundedCandidate>& fitting = summary.fitting;
@@ -309,7 +367,8 @@ int run_plan_command(const std::vector<std::string>& args) {
       [&](long i, const ForkResult& r) {
         PlanResult& out = results[i];
         if (r.ok && decode_plan_metrics(r.output, &out)) {
-          steps[i] = out.report.step_time_s;
+          steps[i] = objective_of(i, out.report.step_time_s);
+          if (by_time) out.time_to_train_s = steps[i];
         } else if (g_interrupt_signal != 0) {
           // Killed by the interruption, not a failure: unknown, so the prefix stops here.
         } else {
@@ -349,7 +408,7 @@ int run_plan_command(const std::vector<std::string>& args) {
   for (size_t i : order) {
     PlanResult r = results[i];
     r.candidate = fitting[i].candidate;
-    r.bound_s = fitting[i].bound.total_s;
+    r.bound_s = by_time ? step_bounds[i] : fitting[i].bound.total_s;
     r.index = fitting[i].index;
     out.ranked.push_back(r);
   }
@@ -370,7 +429,13 @@ int run_plan_command(const std::vector<std::string>& args) {
     if (r.ok && decode_plan_metrics(r.output, &given)) {
       given.candidate.plan = base.plan;
       const std::vector<StageProgram> programs = build_programs(base.plan);
-      given.bound_s = step_lower_bound(base, build_workload(base, programs), programs).total_s;
+      const Workload given_work = build_workload(base, programs);
+      given.bound_s = step_lower_bound(base, given_work, programs).total_s;
+      if (by_time) {
+        given.time_to_train_s = expected_time_to_train_s(
+            base, checkpoint_cost(base, given_work, CheckpointMode::kAsync),
+            given.report.step_time_s);
+      }
       out.given = given;
     }
   }

@@ -169,6 +169,7 @@ std::string unproven_note(const PlanSearchOutput& out) {
 std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format) {
   const SpaceSummary& s = out.summary;
   const std::vector<SearchDimension>& dims = search_dimensions();
+  const bool by_time = !out.ranked.empty() && out.ranked.front().time_to_train_s >= 0;
   if (format == ReportFormat::kJson) {
     nlohmann::ordered_json j;
     j["title"] = out.title;
@@ -198,6 +199,7 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
         p[m->key] = metric_json(*m, r.report);
         if (m == plan_metrics().front()) p["step_lower_bound_s"] = r.bound_s;
       }
+      if (r.time_to_train_s >= 0) p["time_to_train_s"] = r.time_to_train_s;
       return p;
     };
     nlohmann::ordered_json plans = nlohmann::ordered_json::array();
@@ -237,6 +239,7 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
       text += "," + std::string(m->key);
       if (m == plan_metrics().front()) text += ",step_lower_bound_s";
     }
+    if (by_time) text += ",time_to_train_s";
     text += "\n";
     auto row = [&](const std::string& rank, const PlanResult& r) {
       std::string line = rank + "," + csv_field(candidate_label(r.candidate));
@@ -252,6 +255,7 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
         line += "," + metric_csv(*m, r.report);
         if (m == plan_metrics().front()) line += fmt::format(",{:.10g}", r.bound_s);
       }
+      if (by_time) line += fmt::format(",{:.10g}", r.time_to_train_s);
       return line + "\n";
     };
     for (size_t i = 0; i < out.ranked.size(); ++i)
@@ -302,6 +306,16 @@ std::string format_plan_search(const PlanSearchOutput& out, ReportFormat format)
     text += "  (no plan fits" + (why.empty() ? std::string() : ": " + why) + ")\n";
   }
   if (out.given) text += line("given", *out.given);
+  if (by_time) {
+    // --objective time-to-train: what the rows are ranked by.
+    text += "\n  expected time to train (failures, checkpoints, restarts; docs/goodput.md):\n";
+    for (size_t i = 0; i < out.ranked.size(); ++i) {
+      text += fmt::format("  {:>5}  {:.3f} days\n", i + 1, out.ranked[i].time_to_train_s / 86400);
+    }
+    if (out.given && out.given->time_to_train_s >= 0) {
+      text += fmt::format("  {:>5}  {:.3f} days\n", "given", out.given->time_to_train_s / 86400);
+    }
+  }
   const std::string why = why_winner(out.ranked);
   if (!why.empty()) text += "\n  " + why + "\n";
   if (!out.ranked.empty()) {

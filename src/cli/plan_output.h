@@ -24,6 +24,9 @@ struct PlanResult {
   long index = 0;  // enumeration index (the tie-break of equal steps and bounds)
   double bound_s = 0;
   Report report;  // the plan_metrics() fields; the others left at their defaults
+  // plan --objective time-to-train: the expected time to train (s), what the plans rank by;
+  // < 0 otherwise (and then not printed).
+  double time_to_train_s = -1;
 };
 
 // Encodes the plan_metrics() of `r` as one line, and reads it back into out->report (false

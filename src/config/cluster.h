@@ -177,6 +177,32 @@ struct HostSpec {
   double device_to_host_bandwidth = 0;  // bytes/s per GPU, pinned copies
 };
 
+// Job-interrupting failures and restart costs (cluster.reliability, docs/goodput.md): a mean
+// time between failures per component (s), each component failing as a Poisson process.
+struct ReliabilitySpec {
+  double gpu_mtbf_s = 0;                    // per GPU
+  double hbm_mtbf_s = 0;                    // per GPU
+  double host_mtbf_s = 0;                   // per node
+  double nic_mtbf_s = 0;                    // per NIC
+  double switch_mtbf_s = 0;                 // per fabric switch
+  double link_mtbf_s = 0;                   // per fabric cable
+  double software_mtbf_s = 0;               // per GPU (rank)
+  double unplanned_maintenance_mtbf_s = 0;  // per node
+  double planned_maintenance_mtbf_s = 0;    // per node; no work lost
+  double detection_s = 0;                   // failure -> job stopped
+  double scheduling_s = 0;                  // job stopped -> nodes allocated again
+  double process_start_s = 0;               // processes up, CUDA initialised
+  double nccl_init_per_gpu_s = 0;           // communicator set-up, per GPU of the job
+};
+
+// Checkpoint storage (cluster.storage): bytes/s per node and for the whole file system.
+struct StorageSpec {
+  double write_bandwidth_per_node = 0;
+  double read_bandwidth_per_node = 0;
+  double write_bandwidth = 0;
+  double read_bandwidth = 0;
+};
+
 struct ClusterSpec {
   std::string name;
   GpuSpec gpu;
@@ -186,6 +212,8 @@ struct ClusterSpec {
   NetworkSpec network;
   NcclSpec nccl;
   HostSpec host;
+  ReliabilitySpec reliability;
+  StorageSpec storage;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   // Returns the peak FLOP/s for `p`; requires gpu.peak_flops to hold it (validated at load).

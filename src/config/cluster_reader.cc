@@ -109,6 +109,53 @@ void read_precision_efficiency(const MapReader& m, PrecisionEfficiency* e) {
   m.field([&] { e->in_training = m.number("in_training").value_or(e->in_training); });
 }
 
+// Returns the optional section `key` of `map`, or an empty map that takes every default.
+MapReader section_or_defaults(const MapReader& map, const char* key) {
+  static const YamlNode kEmptyMap = [] {
+    YamlNode n;
+    n.kind = YamlNode::Kind::kMap;
+    return n;
+  }();
+  return map.opt_map(key).value_or(
+      MapReader(kEmptyMap, map.key_path(key), map.where(), map.diagnostics()));
+}
+
+ReliabilitySpec read_reliability(const MapReader& cluster) {
+  const MapReader m = section_or_defaults(cluster, "reliability");
+  m.check_keys();
+  ReliabilitySpec r;
+  const std::pair<const char*, double*> keys[] = {
+      {"gpu_mtbf", &r.gpu_mtbf_s},
+      {"hbm_mtbf", &r.hbm_mtbf_s},
+      {"host_mtbf", &r.host_mtbf_s},
+      {"nic_mtbf", &r.nic_mtbf_s},
+      {"switch_mtbf", &r.switch_mtbf_s},
+      {"link_mtbf", &r.link_mtbf_s},
+      {"software_mtbf", &r.software_mtbf_s},
+      {"unplanned_maintenance_mtbf", &r.unplanned_maintenance_mtbf_s},
+      {"planned_maintenance_mtbf", &r.planned_maintenance_mtbf_s},
+      {"detection", &r.detection_s},
+      {"scheduling", &r.scheduling_s},
+      {"process_start", &r.process_start_s},
+      {"nccl_init_per_gpu", &r.nccl_init_per_gpu_s},
+  };
+  for (const auto& key : keys) {
+    m.field([&] { *key.second = *m.number(key.first); });
+  }
+  return r;
+}
+
+StorageSpec read_storage(const MapReader& cluster) {
+  const MapReader m = section_or_defaults(cluster, "storage");
+  m.check_keys();
+  StorageSpec s;
+  m.field([&] { s.write_bandwidth_per_node = *m.number("write_bandwidth_per_node"); });
+  m.field([&] { s.read_bandwidth_per_node = *m.number("read_bandwidth_per_node"); });
+  m.field([&] { s.write_bandwidth = *m.number("write_bandwidth"); });
+  m.field([&] { s.read_bandwidth = *m.number("read_bandwidth"); });
+  return s;
+}
+
 }  // namespace
 
 GpuSpec read_gpu(const MapReader& gpu) {
@@ -248,6 +295,8 @@ ClusterSpec read_cluster(const MapReader& map) {
       c.host.device_to_host_bandwidth = host->number("device_to_host_bandwidth").value_or(0);
     });
   });
+  map.field([&] { c.reliability = read_reliability(map); });
+  map.field([&] { c.storage = read_storage(map); });
   if (map.problems() == before) report_issues(map, cluster_issues(c), false);
   return c;
 }

@@ -29,6 +29,9 @@ const UnitDef kUnits[] = {
     {"\xC2\xB5s", Dimension::kTime, 1e-6},  // micro sign
     {"\xCE\xBCs", Dimension::kTime, 1e-6},  // Greek mu
     {"ns", Dimension::kTime, 1e-9},
+    // long spans: failure rates and restarts (cluster.reliability)
+    {"min", Dimension::kTime, 60},
+    {"h", Dimension::kTime, 3600},
     // bytes, decimal and binary prefixes
     {"B", Dimension::kBytes, 1},
     {"KB", Dimension::kBytes, 1e3},
