@@ -149,6 +149,9 @@ std::vector<SettingSection> build_sections() {
            row("host", K::kMap,
                "The nodes' CPUs and their links to the GPUs (section `cluster.host`); needed by "
                "plan.optimizer_cpu_offload."),
+           row("stragglers", K::kMap,
+               "Slow GPUs, degraded links and background traffic (section "
+               "`cluster.stragglers`, docs/stragglers.md); absent: none."),
        }});
   // The host side of a node, for Megatron-Core's optimizer CPU offload (docs/memory.md,
   // "Optimizer CPU offload"): no defaults, so an offloaded plan names its machine's figures.
@@ -442,6 +445,37 @@ std::vector<SettingSection> build_sections() {
                         "Chunk of a hierarchical collective: its intra- and inter-island "
                         "phases overlap chunk by chunk."),
                "4 MiB"),
+       }});
+  // Stragglers (docs/stragglers.md): every default means none, and the step is as without them.
+  const auto fraction = [](const char* key, const char* doc) {
+    return def(number(key, kMinEfficiency, 1, doc), "1");
+  };
+  const auto rank = [](const char* key, const char* doc) {
+    return def(integer(key, 0, limits::kMaxGpus - 1, doc), "0");
+  };
+  out.push_back(
+      {"cluster.stragglers",
+       "GPUs and links slower than their peers; the slowest rank sets the pace of every "
+       "collective and pipeline edge it is on.",
+       {
+           fraction("gpu_clock_fraction",
+                    "Clock of each slow GPU as a fraction of its peers' (thermal or power "
+                    "throttling): its kernels, HBM-bound ones included, take 1 / fraction as "
+                    "long."),
+           rank("gpu_rank", "Global rank (GPU index, node-major) of the first slow GPU."),
+           def(integer("gpu_count", 1, limits::kMaxGpus,
+                       "Slow GPUs: from gpu_rank, spaced (plan GPUs / gpu_count) ranks apart."),
+               "1"),
+           fraction("nvlink_fraction",
+                    "Bandwidth of one GPU's NVLink (both directions) as a fraction of nominal."),
+           rank("nvlink_rank", "Global rank of the GPU whose NVLink is degraded."),
+           fraction("nic_fraction",
+                    "Bandwidth of one NIC (both directions) as a fraction of nominal."),
+           rank("nic_rank", "Global rank of a GPU that uses the degraded NIC."),
+           def(number("background_traffic", 0, 0.99,
+                      "Fraction of each inter-node fabric link's capacity (NICs and leaf "
+                      "uplinks) that other jobs' traffic takes."),
+               "0"),
        }});
   out.push_back(
       {"model",
