@@ -36,6 +36,8 @@ void decide_straggler_shortcuts(const Scenario& sc, const RankMap& ranks, Shortc
     if (s->one_rank_flows.taken) s->one_rank_flows = {false, why};
     if (s->mirrored_tp.taken) s->mirrored_tp = {false, why};
     if (s->one_replica.taken) s->one_replica = {false, why};
+    if (s->nic_all_to_all.taken) s->nic_all_to_all = {false, why};
+    if (s->collapsed_flex.taken) s->collapsed_flex = {false, why};
     s->replicas = 1;
     if (s->fused_tp.taken && st.nvlink_fraction < 1) {
       s->fused_tp.reason +=

@@ -13,11 +13,12 @@ namespace trident {
 
 // Revises the shortcuts decide_shortcuts took for a healthy cluster (fast fidelity) to stay
 // exact with `sc`'s stragglers, and says so in their reasons: a degraded NVLink or NIC breaks
-// the symmetry one_rank_flows, mirrored_tp and one_replica rest on (they go off); slow GPUs keep
-// one_replica only when they all sit in one block of the replicas it simulates (then that
-// block is the one simulated, StragglerActors maps them there); fused_tp stays, timed with the
-// degraded NVLink for the group that holds it. Background traffic, on every fabric link
-// alike, keeps every shortcut. A no-op without stragglers. Requires s from decide_shortcuts.
+// the symmetry one_rank_flows, mirrored_tp, one_replica, nic_all_to_all and collapsed_flex
+// rest on (they go off); slow GPUs keep one_replica only when they all sit in one block of the
+// replicas it simulates (then that block is the one simulated, StragglerActors maps them
+// there); fused_tp stays, timed with the degraded NVLink for the group that holds it.
+// Background traffic, on every fabric link alike, keeps every shortcut. A no-op without
+// stragglers. Requires s from decide_shortcuts.
 void decide_straggler_shortcuts(const Scenario& sc, const RankMap& ranks, Shortcuts* s);
 
 // What each simulated actor of a step runs slow: the clock fraction of the slowest GPU it stands
