@@ -165,7 +165,8 @@ struct HostSpec {
 };
 
 // Stragglers (cluster.stragglers, docs/stragglers.md): GPUs and links slower than their peers.
-// Global ranks are GPU indices (node-major, as the platform numbers GPUs). All fields at their
+// Ranks are GPU indices (node-major, as the platform numbers them): a plan's global ranks
+// unless plan.gpus_per_island leaves GPUs out. All fields at their
 // defaults (fractions 1, background 0): none, and every output as without the section.
 struct StragglerSpec {
   // Slow GPUs (thermal or power throttling): `gpu_count` GPUs from global rank `gpu_rank`,
@@ -207,10 +208,9 @@ bool has_stragglers(const ClusterSpec& cluster);
 bool has_slow_links(const StragglerSpec& s);
 // Returns `cluster` without stragglers (every StragglerSpec default): the same run, healthy.
 ClusterSpec without_stragglers(const ClusterSpec& cluster);
-// Returns the slow GPUs' global ranks among `gpus` (the plan's), ascending: none when
-// gpu_clock_fraction is 1, else gpu_count of them from gpu_rank spaced gpus / gpu_count apart
-// (wrapping), so several land in different nodes and replicas. Requires gpu_rank < gpus and
-// gpu_count <= gpus.
+// Returns the slow GPUs among GPUs [0, gpus) (those a plan spans), ascending: none when
+// gpu_clock_fraction is 1, else gpu_count of them from GPU gpu_rank spaced gpus / gpu_count
+// apart (wrapping), so several land in different nodes and replicas. Requires gpu_count <= gpus.
 std::vector<int> slow_gpus(const StragglerSpec& s, int gpus);
 
 }  // namespace trident

@@ -462,9 +462,11 @@ std::vector<SettingSection> build_sections() {
                     "Clock of each slow GPU as a fraction of its peers' (thermal or power "
                     "throttling): its kernels, HBM-bound ones included, take 1 / fraction as "
                     "long."),
-           rank("gpu_rank", "Global rank (GPU index, node-major) of the first slow GPU."),
+           rank("gpu_rank",
+                "The first slow GPU: its index, node by node (the global rank unless "
+                "plan.gpus_per_island leaves GPUs out)."),
            def(integer("gpu_count", 1, limits::kMaxGpus,
-                       "Slow GPUs: from gpu_rank, spaced (plan GPUs / gpu_count) ranks apart."),
+                       "Slow GPUs: from gpu_rank, spaced (GPUs the plan spans / gpu_count) apart."),
                "1"),
            fraction("nvlink_fraction",
                     "Bandwidth of one GPU's NVLink (both directions) as a fraction of nominal."),

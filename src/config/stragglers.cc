@@ -29,23 +29,34 @@ std::vector<int> slow_gpus(const StragglerSpec& s, int gpus) {
   return out;
 }
 
-std::vector<SpecIssue> straggler_issues(const ClusterSpec& c, int plan_gpus) {
+int plan_gpus_spanned(const PlanSpec& p, const ClusterSpec& c) {
+  const int n = p.gpus(), u = p.gpus_per_island, island = c.nvlink.island_size;
+  if (n <= 0 || u <= 0 || island <= 0 || u >= island) return n;
+  return (n - 1) / u * island + (n - 1) % u + 1;  // as RankMap places rank n - 1
+}
+
+std::vector<SpecIssue> straggler_issues(const ClusterSpec& c, const PlanSpec& p) {
   std::vector<SpecIssue> issues;
   const StragglerSpec& s = c.stragglers;
-  const auto rank = [&](const char* key, int value, bool used) {
-    if (!used || value < plan_gpus) return;
+  const int spanned = plan_gpus_spanned(p, c);
+  const int u = p.gpus_per_island, island = c.nvlink.island_size;
+  const auto rank = [&](const char* key, int gpu, bool used) {
+    if (!used) return;
+    const bool left_out = u > 0 && island > 0 && u < island && gpu % island >= u;
+    if (gpu < spanned && !left_out) return;
     issues.push_back({{std::string("cluster.stragglers.") + key},
-                      std::string(key) + " " + std::to_string(value) +
-                          " is not a rank of the plan, which runs on " + std::to_string(plan_gpus) +
-                          " GPUs (ranks 0 to " + std::to_string(plan_gpus - 1) + ")"});
+                      std::string(key) + " " + std::to_string(gpu) +
+                          " is not a GPU the plan runs on (it spans GPUs 0 to " +
+                          std::to_string(spanned - 1) +
+                          (left_out ? ", leaving this one out)" : ")")});
   };
   rank("gpu_rank", s.gpu_rank, s.gpu_clock_fraction < 1);
   rank("nvlink_rank", s.nvlink_rank, s.nvlink_fraction < 1);
   rank("nic_rank", s.nic_rank, s.nic_fraction < 1);
-  if (s.gpu_clock_fraction < 1 && s.gpu_count > plan_gpus) {
+  if (s.gpu_clock_fraction < 1 && s.gpu_count > p.gpus()) {
     issues.push_back({{"cluster.stragglers.gpu_count"},
                       "gpu_count " + std::to_string(s.gpu_count) + " is more than the plan's " +
-                          std::to_string(plan_gpus) + " GPUs"});
+                          std::to_string(p.gpus()) + " GPUs"});
   }
   return issues;
 }

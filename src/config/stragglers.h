@@ -10,9 +10,13 @@
 
 namespace trident {
 
-// Returns the problems of `cluster`'s stragglers for a plan of `plan_gpus` GPUs: a rank that is
-// not one of them, more slow GPUs than there are.
-std::vector<SpecIssue> straggler_issues(const ClusterSpec& cluster, int plan_gpus);
+// Returns the GPUs `plan` spans on `cluster`: the highest GPU index it uses, plus one (its GPU
+// count, unless plan.gpus_per_island leaves GPUs of each island out).
+int plan_gpus_spanned(const PlanSpec& plan, const ClusterSpec& cluster);
+
+// Returns the problems of `cluster`'s stragglers under `plan`: a GPU the plan does not use,
+// more slow GPUs than it spans.
+std::vector<SpecIssue> straggler_issues(const ClusterSpec& cluster, const PlanSpec& plan);
 
 }  // namespace trident
 

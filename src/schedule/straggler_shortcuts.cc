@@ -9,7 +9,7 @@ namespace {
 
 // The data ranks of the plan's slow GPUs.
 std::set<int> slow_data_ranks(const Scenario& sc, const RankMap& ranks) {
-  const std::vector<int> slow = slow_gpus(sc.cluster.stragglers, sc.plan.gpus());
+  const std::vector<int> slow = slow_gpus(sc.cluster.stragglers, ranks.gpus_spanned());
   std::set<int> out;
   if (slow.empty()) return out;
   for (int pp = 0; pp < sc.plan.pipeline; ++pp) {
@@ -80,7 +80,7 @@ StragglerActors::StragglerActors(const Scenario& sc, const RankMap& ranks,
       replica_(shortcuts.one_replica.taken) {
   const StragglerSpec& st = sc.cluster.stragglers;
   clock_.assign(ranks.gpus_spanned(), 1.0);
-  for (int gpu : slow_gpus(st, sc.plan.gpus())) {
+  for (int gpu : slow_gpus(st, ranks.gpus_spanned())) {
     if (gpu < static_cast<int>(clock_.size())) clock_[gpu] = st.gpu_clock_fraction;
   }
   if (st.nvlink_fraction < 1) nvlink_gpu_ = st.nvlink_rank;
