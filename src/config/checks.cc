@@ -6,6 +6,7 @@
 
 #include "config/fabric_checks.h"
 #include "config/pipeline_split.h"
+#include "config/stragglers.h"
 #include "core/errors.h"
 
 namespace trident {
@@ -513,6 +514,8 @@ void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssu
 
 std::vector<SpecIssue> plan_issues(const PlanSpec& p, const ModelSpec& m, const ClusterSpec& c) {
   std::vector<SpecIssue> issues = plan_layout_issues(p, m, c);
+  if (!issues.empty()) return issues;
+  issues = straggler_issues(c, p);
   if (!issues.empty()) return issues;
   if (p.num_microbatches < 1 || p.global_batch_size < 1) {
     add(&issues, {"plan.global_batch_size", "plan.num_microbatches"},

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace trident {
 
@@ -201,6 +202,25 @@ struct StorageSpec {
   double read_bandwidth_per_node = 0;
   double write_bandwidth = 0;
   double read_bandwidth = 0;
+// Stragglers (cluster.stragglers, docs/stragglers.md): GPUs and links slower than their peers.
+// Ranks are GPU indices (node-major, as the platform numbers them): a plan's global ranks
+// unless plan.gpus_per_island leaves GPUs out. All fields at their
+// defaults (fractions 1, background 0): none, and every output as without the section.
+struct StragglerSpec {
+  // Slow GPUs (thermal or power throttling): `gpu_count` GPUs from global rank `gpu_rank`,
+  // spread evenly over the plan's GPUs (slow_gpus), each running every kernel 1 / fraction as
+  // long.
+  double gpu_clock_fraction = 1;
+  int gpu_rank = 0;
+  int gpu_count = 1;
+  // The NVLink (both directions) of GPU `nvlink_rank` at this fraction of its bandwidth.
+  double nvlink_fraction = 1;
+  int nvlink_rank = 0;
+  // The NIC that GPU `nic_rank` uses (both directions) at this fraction of its bandwidth.
+  double nic_fraction = 1;
+  int nic_rank = 0;
+  // Fraction of every inter-node fabric link's capacity (NICs, leaf uplinks) other jobs use.
+  double background_traffic = 0;
 };
 
 struct ClusterSpec {
@@ -214,11 +234,24 @@ struct ClusterSpec {
   HostSpec host;
   ReliabilitySpec reliability;
   StorageSpec storage;
+  StragglerSpec stragglers;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   // Returns the peak FLOP/s for `p`; requires gpu.peak_flops to hold it (validated at load).
   double peak(Precision p) const { return gpu.peak_flops.at(p); }
 };
+
+// Returns true when `cluster` has a slow GPU, a degraded link or background traffic.
+bool has_stragglers(const ClusterSpec& cluster);
+// Returns true when a link is degraded or shared (nvlink_fraction, nic_fraction < 1 or
+// background_traffic > 0).
+bool has_slow_links(const StragglerSpec& s);
+// Returns `cluster` without stragglers (every StragglerSpec default): the same run, healthy.
+ClusterSpec without_stragglers(const ClusterSpec& cluster);
+// Returns the slow GPUs among GPUs [0, gpus) (those a plan spans), ascending: none when
+// gpu_clock_fraction is 1, else gpu_count of them from GPU gpu_rank spaced gpus / gpu_count
+// apart (wrapping), so several land in different nodes and replicas. Requires gpu_count <= gpus.
+std::vector<int> slow_gpus(const StragglerSpec& s, int gpus);
 
 }  // namespace trident
 

@@ -46,6 +46,20 @@ NetworkSpec read_network(const MapReader& net, int gpus_per_node) {
   return spec;
 }
 
+StragglerSpec read_stragglers(const MapReader& m) {
+  m.check_keys();
+  StragglerSpec s;
+  m.field([&] { s.gpu_clock_fraction = *m.number("gpu_clock_fraction"); });
+  m.field([&] { s.gpu_rank = static_cast<int>(*m.integer("gpu_rank")); });
+  m.field([&] { s.gpu_count = static_cast<int>(*m.integer("gpu_count")); });
+  m.field([&] { s.nvlink_fraction = *m.number("nvlink_fraction"); });
+  m.field([&] { s.nvlink_rank = static_cast<int>(*m.integer("nvlink_rank")); });
+  m.field([&] { s.nic_fraction = *m.number("nic_fraction"); });
+  m.field([&] { s.nic_rank = static_cast<int>(*m.integer("nic_rank")); });
+  m.field([&] { s.background_traffic = *m.number("background_traffic"); });
+  return s;
+}
+
 NcclSpec read_nccl(const MapReader& m) {
   m.check_keys();
   NcclSpec spec;
@@ -297,6 +311,10 @@ ClusterSpec read_cluster(const MapReader& map) {
   });
   map.field([&] { c.reliability = read_reliability(map); });
   map.field([&] { c.storage = read_storage(map); });
+  map.field([&] {
+    const std::optional<MapReader> m = map.opt_map("stragglers");
+    if (m) c.stragglers = read_stragglers(*m);
+  });
   if (map.problems() == before) report_issues(map, cluster_issues(c), false);
   return c;
 }

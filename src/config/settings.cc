@@ -229,6 +229,9 @@ std::vector<SettingSection> build_sections() {
            row("storage", K::kMap,
                "Checkpoint storage bandwidth (section `cluster.storage`, docs/goodput.md); "
                "absent: every default."),
+           row("stragglers", K::kMap,
+               "Slow GPUs, degraded links and background traffic (section "
+               "`cluster.stragglers`, docs/stragglers.md); absent: none."),
        }});
   // The host side of a node, for Megatron-Core's optimizer CPU offload (docs/memory.md,
   // "Optimizer CPU offload"): no defaults, so an offloaded plan names its machine's figures.
@@ -545,6 +548,39 @@ std::vector<SettingSection> build_sections() {
                "4 MiB"),
        }});
   append_goodput_sections(&out);
+  // Stragglers (docs/stragglers.md): every default means none, and the step is as without them.
+  const auto fraction = [](const char* key, const char* doc) {
+    return def(number(key, kMinEfficiency, 1, doc), "1");
+  };
+  const auto rank = [](const char* key, const char* doc) {
+    return def(integer(key, 0, limits::kMaxGpus - 1, doc), "0");
+  };
+  out.push_back(
+      {"cluster.stragglers",
+       "GPUs and links slower than their peers; the slowest rank sets the pace of every "
+       "collective and pipeline edge it is on.",
+       {
+           fraction("gpu_clock_fraction",
+                    "Clock of each slow GPU as a fraction of its peers' (thermal or power "
+                    "throttling): its kernels, HBM-bound ones included, take 1 / fraction as "
+                    "long."),
+           rank("gpu_rank",
+                "The first slow GPU: its index, node by node (the global rank unless "
+                "plan.gpus_per_island leaves GPUs out)."),
+           def(integer("gpu_count", 1, limits::kMaxGpus,
+                       "Slow GPUs: from gpu_rank, spaced (GPUs the plan spans / gpu_count) apart."),
+               "1"),
+           fraction("nvlink_fraction",
+                    "Bandwidth of one GPU's NVLink (both directions) as a fraction of nominal."),
+           rank("nvlink_rank", "Global rank of the GPU whose NVLink is degraded."),
+           fraction("nic_fraction",
+                    "Bandwidth of one NIC (both directions) as a fraction of nominal."),
+           rank("nic_rank", "Global rank of a GPU that uses the degraded NIC."),
+           def(number("background_traffic", 0, 0.99,
+                      "Fraction of each inter-node fabric link's capacity (NICs and leaf "
+                      "uplinks) that other jobs' traffic takes."),
+               "0"),
+       }});
   out.push_back(
       {"model",
        "A decoder-only transformer; field names follow Megatron-LM, and a Hugging Face "

@@ -12,7 +12,9 @@
 #include "engine/step_simulation.h"
 #include "platform/platform.h"
 #include "schedule/rank_map.h"
+#include "schedule/straggler_shortcuts.h"
 #include "workload/moe_ops.h"
+#include "workload/straggler_work.h"
 
 namespace trident {
 
@@ -83,15 +85,15 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     if (fuse_tp_) {
       if (record_here && seg.tp_bytes > 0 && t_ > 1) {
         const double at = sg4::Engine::get_clock() + pending + seg.compute_s;
-        Interval* iv = record(a, IntervalKind::kTpComm, at,
-                              at + island_collective_time(seg.tp_op, t_, seg.tp_bytes, sc_.cluster),
-                              mb, chunk);
+        Interval* iv = record(
+            a, IntervalKind::kTpComm, at,
+            at + island_collective_time(seg.tp_op, t_, seg.tp_bytes, tp_cluster(a)), mb, chunk);
         iv->tp = TpTiming::kClosedForm;
         iv->op = seg.tp_op;
         iv->bytes = seg.tp_bytes;
         iv->layer = seg.layer;
       }
-      pending += fuse_segment(seg, t_, sc_.cluster, &tl.tp_exposed_s);
+      pending += fuse_segment(seg, t_, tp_cluster(a), &tl.tp_exposed_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
     } else {
       run_segment(a, seg, mb, chunk, 0);
@@ -143,7 +145,8 @@ void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePt
 }
 
 void StepSimulation::actor_main(ActorState& a) {
-  const StageWork& work = w_.stages[a.pp];
+  const Variant& v = variants_[a.variant];
+  const StageWork& work = v.work->stages[a.pp];
   const int last_mb = sc_.plan.num_microbatches - 1;
   // overlap_param_gather: the steady state, where the previous step's optimizer launched this
   // step's gathers, bucket by bucket in forward order, behind the forward.
@@ -177,13 +180,13 @@ void StepSimulation::actor_main(ActorState& a) {
         break;
       }
       case InstrKind::kForward:
-        run_pass(a, work.chunks[c].forward, fused_fwd_[a.pp][c], IntervalKind::kForward,
+        run_pass(a, work.chunks[c].forward, (*v.fwd)[a.pp][c], IntervalKind::kForward,
                  in.microbatch, c, false);
         break;
       case InstrKind::kBackward:
         // A chunk's gradients are final after its last micro-batch's backward.
         // Sharded gradients are reduce-scattered after every micro-batch's backward.
-        run_pass(a, work.chunks[c].backward, fused_bwd_[a.pp][c], IntervalKind::kBackward,
+        run_pass(a, work.chunks[c].backward, (*v.bwd)[a.pp][c], IntervalKind::kBackward,
                  in.microbatch, c, async_dp_ && (sharded_grads_ || in.microbatch == last_mb));
         break;
       case InstrKind::kDpGradReduce: {
@@ -279,6 +282,15 @@ Timeline StepSimulation::run() {
       step_gathers_.push_back(bucket_gathers(st, st.grad_bucket_params));
     }
   }
+  variants_.emplace_back();
+  variants_[0].work = &w_;
+  variants_[0].fwd = &fused_fwd_;
+  variants_[0].bwd = &fused_bwd_;
+  // Stragglers: which actors run slow (schedule/straggler_shortcuts.h).
+  std::unique_ptr<StragglerActors> stragglers;
+  if (has_stragglers(sc_.cluster)) {
+    stragglers = std::make_unique<StragglerActors>(sc_, ranks_, shortcuts_);
+  }
   const int tensor_actors = full_ ? t_ : 1;
   const int replicas = full_ ? d_ : replicas_;
   const int count = p_ * replicas * cp_ * tensor_actors;
@@ -313,6 +325,10 @@ Timeline StepSimulation::run() {
           a.dp = dp;
           a.pp = pp;
           a.record_closed_form = record_all_closed_form || (dp == 0 && cp == 0);
+          if (stragglers) {
+            a.variant = variant(stragglers->clock_fraction(tp, cp, dp, pp),
+                                fuse_tp_ && stragglers->degraded_nvlink(tp, cp, dp, pp));
+          }
           a.wake = sg4::Semaphore::create(0);
           a.claim.wake = [&a]() { a.wake->release(); };
           sg4::Host* host = platform_->host(ranks_.gpu(tp, cp, dp, pp));
@@ -336,6 +352,37 @@ Timeline StepSimulation::run() {
   out.activities = activities_;
   out.actors = std::move(timelines_);
   return out;
+}
+
+int StepSimulation::variant(double clock, bool degraded_nvlink) {
+  for (size_t i = 0; i < variants_.size(); ++i) {
+    if (variants_[i].clock == clock && variants_[i].degraded_nvlink == degraded_nvlink) {
+      return static_cast<int>(i);
+    }
+  }
+  Variant v;
+  v.clock = clock;
+  v.degraded_nvlink = degraded_nvlink;
+  v.work = &w_;
+  if (clock < 1) {
+    v.own = std::make_unique<Workload>(throttled_workload(w_, clock));
+    v.work = v.own.get();
+  }
+  v.cluster = sc_.cluster;
+  if (degraded_nvlink) v.cluster.nvlink.bandwidth *= sc_.cluster.stragglers.nvlink_fraction;
+  for (const StageWork& st : v.work->stages) {
+    v.own_fwd.emplace_back();
+    v.own_bwd.emplace_back();
+    for (const ChunkWork& ch : st.chunks) {
+      v.own_fwd.back().push_back(fuse_pass(ch.forward, t_, v.cluster));
+      v.own_bwd.back().push_back(fuse_pass(ch.backward, t_, v.cluster));
+    }
+  }
+  variants_.push_back(std::move(v));
+  Variant& added = variants_.back();
+  added.fwd = &added.own_fwd;
+  added.bwd = &added.own_bwd;
+  return static_cast<int>(variants_.size()) - 1;
 }
 
 Timeline simulate_step(const Scenario& scenario, const Workload& workload,

@@ -5,6 +5,7 @@
 #define TRIDENT_ENGINE_STEP_SIMULATION_H_
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <memory>
 #include <simgrid/s4u/Actor.hpp>
@@ -96,6 +97,9 @@ struct ActorState {
   } deferred;
   // Pipeline transfers to this actor by sending stage: one phase of a flow per tensor rank.
   std::map<int, std::vector<Phase>> transfers;
+  // What it runs: StepSimulation::variants_[variant] (0: the nominal work; others a
+  // straggler's, cluster.stragglers).
+  int variant = 0;
 };
 
 class StepSimulation {
@@ -156,6 +160,13 @@ class StepSimulation {
     return actor_id(a.tp, a.cp, a.dp, pp) * v_ + chunk;
   }
   void actor_main(ActorState& a);
+  // Returns the index in variants_ of the work an actor at `clock` (fraction of nominal), its TP
+  // group holding the degraded NVLink or not, runs; adds it on first use.
+  int variant(double clock, bool degraded_nvlink);
+  // The cluster a's TP collectives are timed on in closed form.
+  const ClusterSpec& tp_cluster(const ActorState& a) const {
+    return a.variant == 0 ? sc_.cluster : variants_[a.variant].cluster;
+  }
   void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb,
                 int chunk, bool fill_buckets);
   // Runs one context-parallel ring step: its attention block beside the transfer to the next
@@ -320,7 +331,21 @@ class StepSimulation {
   std::map<std::tuple<int, int, int, double, int, bool>, std::vector<Phase>> lowered_;
   std::map<const std::vector<Phase>*, std::unique_ptr<AloneSchedule>> alone_;  // null: shared
   std::vector<std::vector<FusedPass>> fused_fwd_, fused_bwd_;                  // [stage][chunk]
-  std::vector<GatherSchedule> step_gathers_;                        // [stage], overlap_param_gather
+  // The work actors run (cluster.stragglers, docs/stragglers.md): [0] nominal (w_, fused_fwd_,
+  // fused_bwd_); a slow GPU's with every kernel at its clock (workload/straggler_work.h), a TP
+  // group's with the degraded NVLink with its fused collectives timed at that bandwidth.
+  struct Variant {
+    double clock = 1;
+    bool degraded_nvlink = false;
+    std::unique_ptr<Workload> own;  // null: w_
+    const Workload* work = nullptr;
+    ClusterSpec cluster;
+    std::vector<std::vector<FusedPass>> own_fwd, own_bwd;  // [stage][chunk]
+    const std::vector<std::vector<FusedPass>>* fwd = nullptr;
+    const std::vector<std::vector<FusedPass>>* bwd = nullptr;
+  };
+  std::deque<Variant> variants_;              // a deque: actors hold references into it
+  std::vector<GatherSchedule> step_gathers_;  // [stage], overlap_param_gather
   std::vector<std::vector<GatherSchedule>> layer_fwd_, layer_bwd_;  // [stage][chunk]
 };
 

@@ -85,7 +85,9 @@ void Platform::build_rail(const ClusterSpec& c, double host_speed, int gpus_used
     }
     if (used.empty()) continue;
     // The rail switch's uplinks: its group's NICs on that rail, over the taper.
-    const double uplink = (last - first) * c.network.nic_bandwidth / c.network.oversubscription;
+    // cluster.stragglers.background_traffic takes its share of the NICs and rail uplinks.
+    const double nic_bw = c.network.nic_bandwidth * (1 - c.stragglers.background_traffic);
+    const double uplink = (last - first) * nic_bw / c.network.oversubscription;
     for (int r = 0; r < gpn; ++r) {
       const std::string zn = "rail" + std::to_string(g) + "_" + std::to_string(r);
       sg4::NetZone* zone = sg4::create_star_zone(zn);
@@ -93,8 +95,8 @@ void Platform::build_rail(const ClusterSpec& c, double host_speed, int gpus_used
       for (int node : used) {
         const std::string nm = "nic" + std::to_string(node) + "_" + std::to_string(r);
         sg4::Host* h = zone->create_host(nm, host_speed)->seal();
-        sg4::Link* nu = rail_link(zone, nm + "_up", c.network.nic_bandwidth, net_lat);
-        sg4::Link* nd = rail_link(zone, nm + "_down", c.network.nic_bandwidth, net_lat);
+        sg4::Link* nu = rail_link(zone, nm + "_up", nic_bw, net_lat);
+        sg4::Link* nd = rail_link(zone, nm + "_down", nic_bw, net_lat);
         zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, route_of({nu}), false);
         zone->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, route_of({nd}), false);
         zone->add_route(h->get_netpoint(), h->get_netpoint(), nullptr, nullptr, route_of({nu, nd}),

@@ -64,6 +64,9 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
   const int nics = c.network.nics_per_node;
   const double nvl_lat = c.nvlink.latency / 2, net_lat = c.network.latency / 2;
   const bool fat_tree = c.network.topology == Topology::kFatTree;
+  // cluster.stragglers: other jobs' traffic takes a share of every inter-node fabric link.
+  const StragglerSpec& st = c.stragglers;
+  const double nic_bandwidth = c.network.nic_bandwidth * (1 - st.background_traffic);
   // A leaf group holds whole islands and whole nodes: islands of a node or more than a node
   // (island_size a multiple of gpus_per_node), or several islands per node (a divisor).
   const int islands_per_group = !fat_tree ? islands
@@ -87,7 +90,7 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
     if (!any) continue;
     const int group_first_node = first_island * island_size_ / gpn;
     const int group_nodes = (last_island * island_size_ - 1) / gpn - group_first_node + 1;
-    const double uplink = group_nodes * nics * c.network.nic_bandwidth / c.network.oversubscription;
+    const double uplink = group_nodes * nics * nic_bandwidth / c.network.oversubscription;
     sg4::NetZone* zone = root;
     sg4::NetZone* parent = root;
     if (fat_tree) {
@@ -98,6 +101,13 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
     // NICs of the group's nodes; GPU i of a node uses NIC i mod nics. Islands smaller than a
     // node share their node's NICs, created with the first island built there.
     std::vector<sg4::Link*> nic_up(static_cast<size_t>(group_nodes) * nics, nullptr);
+    // The degraded NIC (cluster.stragglers.nic_rank's), by its index here, or -1.
+    const int nic_gpu = st.nic_fraction < 1 ? st.nic_rank : -1;
+    const int degraded_nic =
+        nic_gpu >= 0 && nic_gpu / gpn >= group_first_node &&
+                nic_gpu / gpn < group_first_node + group_nodes
+            ? (nic_gpu / gpn - group_first_node) * nics + (nic_gpu % gpn) % nics
+            : -1;
     std::vector<sg4::Link*> nic_down(nic_up.size(), nullptr);
     for (int isl = first_island; isl < last_island; ++isl) {
       if (!needed(isl)) continue;
@@ -108,14 +118,18 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
         const std::string name = std::to_string(gpu);
         sg4::Host* h = zone->create_host("gpu" + name, host_speed)->seal();
         members.push_back(h);
-        up.push_back(make_link(zone, "nvl" + name + "_up", c.nvlink.bandwidth, nvl_lat));
-        down.push_back(make_link(zone, "nvl" + name + "_down", c.nvlink.bandwidth, nvl_lat));
+        // cluster.stragglers: one GPU's NVLink may run below nominal.
+        const double nvl_bw =
+            gpu == st.nvlink_rank ? c.nvlink.bandwidth * st.nvlink_fraction : c.nvlink.bandwidth;
+        up.push_back(make_link(zone, "nvl" + name + "_up", nvl_bw, nvl_lat));
+        down.push_back(make_link(zone, "nvl" + name + "_down", nvl_bw, nvl_lat));
         const int nic = (gpu / gpn - group_first_node) * nics + (gpu % gpn) % nics;
         if (nic_up[nic] == nullptr) {
           const std::string nm =
               "nic" + std::to_string(gpu / gpn) + "_" + std::to_string((gpu % gpn) % nics);
-          nic_up[nic] = make_link(zone, nm + "_up", c.network.nic_bandwidth, net_lat);
-          nic_down[nic] = make_link(zone, nm + "_down", c.network.nic_bandwidth, net_lat);
+          const double bw = nic_bandwidth * (nic == degraded_nic ? st.nic_fraction : 1.0);
+          nic_up[nic] = make_link(zone, nm + "_up", bw, net_lat);
+          nic_down[nic] = make_link(zone, nm + "_down", bw, net_lat);
         }
         zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr, links_of({nic_up[nic]}),
                         false);

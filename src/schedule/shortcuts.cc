@@ -6,6 +6,7 @@
 #include "schedule/all_to_all_shortcut.h"
 #include "schedule/rail_alignment.h"
 #include "schedule/rank_map.h"
+#include "schedule/straggler_shortcuts.h"
 
 namespace trident {
 namespace {
@@ -223,6 +224,7 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
   s.mirrored_tp = decide_mirrored_tp(sc.plan, s.fused_tp, s.one_rank_flows, s.tp_fills_islands,
                                      expert_parallel(sc.plan, sc.model));
   decide_one_replica(sc, ranks, expert_parallel(sc.plan, sc.model), &s);
+  decide_straggler_shortcuts(sc, ranks, &s);
   s.collapsed_steps =
       on("identical consecutive ring steps run as one flow per edge with "
          "their bytes and latencies: exact without competing traffic; under "
