@@ -6,8 +6,9 @@
 namespace trident {
 
 Scenario straggler_free(const Scenario& scenario) {
-  // No stragglers in the engine yet: nothing to clear.
-  return scenario;
+  Scenario free = scenario;
+  free.cluster = without_stragglers(scenario.cluster);
+  return free;
 }
 
 RunModel run_model(const Scenario& scenario, const CheckpointCost& checkpoint, double work_s) {

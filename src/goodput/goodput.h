@@ -18,9 +18,8 @@
 namespace trident {
 
 // Returns `scenario` with its stragglers cleared, so that the straggler slowdown of a run is
-// (step as configured) - (step of this scenario). Stragglers are not modelled by the engine
-// yet (they will be settings under cluster.stragglers): today it returns `scenario` unchanged
-// and the slowdown reads 0. When they land, clear them here.
+// (step as configured) - (step of this scenario): `scenario` with cluster.stragglers cleared
+// (docs/stragglers.md), so a scenario without stragglers reads 0.
 Scenario straggler_free(const Scenario& scenario);
 
 struct GoodputOptions {
