@@ -231,7 +231,9 @@ void context_parallel_issues(const PlanSpec& p, const ModelSpec& m, const Cluste
   // context_parallel takes only a plain causal mask. Chunked attention is refused alike.
   if (m.local_attention() &&
       (p.cp_implementation == CpImplementation::kTorch || p.cp_comm_type == CpCommType::kP2p)) {
-    add(issues, {"plan.cp_comm_type", m.window_left >= 0 ? "model.window_size" : "model.attention_chunk_size"},
+    add(issues,
+        {"plan.cp_comm_type",
+         m.window_left >= 0 ? "model.window_size" : "model.attention_chunk_size"},
         std::string("context_parallel ") + str(p.context) + " with " +
             (m.window_left >= 0 ? "sliding-window" : "chunked") + " attention under " +
             (p.cp_implementation == CpImplementation::kTorch ? "cp_implementation torch"

@@ -112,9 +112,8 @@ void add_hf_attention_fields(
   const YamlEntry* interval = present(config, "no_rope_layer_interval");
   if (interval == nullptr) interval = present(config, "nope_layer_interval");
   std::int64_t every = 4;
-  if (interval != nullptr &&
-      (!interval->value->is_scalar() || !parse_int64(interval->value->scalar, &every) ||
-       every < 1)) {
+  if (interval != nullptr && (!interval->value->is_scalar() ||
+                              !parse_int64(interval->value->scalar, &every) || every < 1)) {
     fail(interval->value->mark, interval->key,
          "expected a layer interval of at least 1, got " + interval->value->describe());
     return;

@@ -320,14 +320,16 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     if (comma != std::string::npos && extent(digits.substr(0, comma)) &&
         extent(digits.substr(comma + 1))) {
       // L -1: an infinite window, plain causal attention (no setting).
-      if (digits.substr(0, comma) != "-1") model["window_size"] = "[" + digits.substr(0, comma) + ", " + digits.substr(comma + 1) + "]";
+      if (digits.substr(0, comma) != "-1")
+        model["window_size"] =
+            "[" + digits.substr(0, comma) + ", " + digits.substr(comma + 1) + "]";
     } else {
       refused.push_back("--window-size " + v + " (expected two integers L,R such as 128,0)");
     }
   }
-  for (const auto& [arg, key] : {std::pair<const char*, const char*>{"--window-attn-skip-freq",
-                                                                     "window_attn_skip_freq"},
-                                 {"--no-rope-freq", "no_rope_freq"}}) {
+  for (const auto& [arg, key] :
+       {std::pair<const char*, const char*>{"--window-attn-skip-freq", "window_attn_skip_freq"},
+        {"--no-rope-freq", "no_rope_freq"}}) {
     if (!has(arg)) continue;
     std::string pattern;
     if (parse_moe_layer_freq(get(arg), &pattern)) {

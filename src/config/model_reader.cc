@@ -58,8 +58,8 @@ void read_window_size(const MapReader& map, ModelSpec* m) {
   for (int i = 0; i < 2; ++i) {
     const YamlNodePtr& item = v->items[i];
     char* end = nullptr;
-    const long n = item->is_scalar() && !item->quoted ? std::strtol(item->scalar.c_str(), &end, 10)
-                                                      : 0;
+    const long n =
+        item->is_scalar() && !item->quoted ? std::strtol(item->scalar.c_str(), &end, 10) : 0;
     if (!item->is_scalar() || item->quoted || item->scalar.empty() || *end != '\0' || n < -1 ||
         n > limits::kMaxSeqLength) {
       throw ConfigError(location_of(item->mark, map.key_path("window_size")),
@@ -185,14 +185,13 @@ ModelSpec read_model(const MapReader& map) {
       const auto every = map.opt_int("no_rope_freq", 1, limits::kMaxLayers);
       if (every && m.num_layers % *every != 0) {
         map.fail("no_rope_freq", "no_rope_freq " + std::to_string(*every) +
-                                     " does not divide num_layers " +
-                                     std::to_string(m.num_layers) +
+                                     " does not divide num_layers " + std::to_string(m.num_layers) +
                                      " (Megatron-Core asserts it; expected a divisor or a list)");
       }
     }
-    m.no_rope_pattern =
-        read_layer_pattern(map, "no_rope_freq", m.num_layers,
-                           [](int l, int every) { return (l + 1) % every == 0 ? 1 : 0; });
+    m.no_rope_pattern = read_layer_pattern(map, "no_rope_freq", m.num_layers, [](int l, int every) {
+      return (l + 1) % every == 0 ? 1 : 0;
+    });
   });
   if (map.problems() == before) report_issues(map, model_issues(m), false);
   return m;

@@ -663,7 +663,7 @@ std::vector<SettingSection> build_sections() {
                              "(L + 1 keys; the causal mask drops R, 0 or -1); L -1: no window."),
                          "none: every layer attends its whole causal prefix"),
                  "--window-size"),
-              "sliding_window (gpt-oss: 128 → [128, 0], as Megatron-Bridge maps it)"),
+              "sliding_window"),
            hf(mg(derived(row("window_attn_skip_freq", K::kList,
                              "Which layers keep full attention beside window_size: an integer N "
                              "(layers N, 2N, ... counted from 1; gpt-oss: 2) or a list of 0/1 "
@@ -683,7 +683,7 @@ std::vector<SettingSection> build_sections() {
                              "from 1; must divide num_layers) or a list of 0/1, 1 = no RoPE."),
                          "none: RoPE on every layer"),
                  "--no-rope-freq"),
-              "no_rope_layer_interval / nope_layer_interval / no_rope_layers"),
+              "no_rope_layers"),
        }});
   out.push_back(
       {"plan",

@@ -879,9 +879,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       // Model FLOPs leave the recomputed ops out; HFU counts them (each as model FLOPs count
       // it, so that HFU equals MFU without recomputation and exceeds it with).
       const int plain_moe = moe_layers - local_moe_layers;
-      const double recomputed = (ch.num_layers - local_layers - plain_moe) * gemm_flops(low.recompute) +
-                                plain_moe * gemm_flops(low.moe_recompute) + local_recomputed +
-                                mtp_recompute_flops;
+      const double recomputed =
+          (ch.num_layers - local_layers - plain_moe) * gemm_flops(low.recompute) +
+          plain_moe * gemm_flops(low.moe_recompute) + local_recomputed + mtp_recompute_flops;
       ch.backward.model_flops -= recomputed;
       ch.params_per_gpu = params;
       st.expert_params_per_gpu += expert_params;
