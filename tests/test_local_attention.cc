@@ -39,6 +39,17 @@ plan:
   return load_scenario(path, sets);
 }
 
+// The message of the ConfigError loading the model file `path` throws.
+std::string model_error(const std::string& path) {
+  try {
+    load_model_file(path);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  FAIL("no ConfigError for " << path);
+  return "";
+}
+
 // Sums every pass's compute and model FLOPs of `w` (one micro-batch, all stages).
 struct Totals {
   double compute_s = 0, model_flops = 0, flops = 0;
@@ -111,21 +122,21 @@ TEST_CASE("window_attn_skip_freq and no_rope_freq pick layers as Megatron-Core d
   const Scenario listed = oss({"model.window_attn_skip_freq=[1, 1, 1, 0]"});
   CHECK(listed.model.layer_window(2) == 129);
   CHECK(listed.model.layer_window(3) == 0);
-  CHECK_THAT(load_error(write_temp("m.yaml",
-                                   "name: x\nnum_layers: 2\nhidden_size: 64\n"
-                                   "num_attention_heads: 4\nseq_length: 64\n"
-                                   "vocab_size: 100\nwindow_attn_skip_freq: 2\n")),
+  CHECK_THAT(model_error(write_temp("m.yaml",
+                                    "name: x\nnum_layers: 2\nhidden_size: 64\n"
+                                    "num_attention_heads: 4\nseq_length: 64\n"
+                                    "vocab_size: 100\nwindow_attn_skip_freq: 2\n")),
              Catch::Contains("window_attn_skip_freq without window_size"));
-  CHECK_THAT(load_error(write_temp("m.yaml",
-                                   "name: x\nnum_layers: 2\nhidden_size: 64\n"
-                                   "num_attention_heads: 4\nseq_length: 64\n"
-                                   "vocab_size: 100\nwindow_size: [-2, 0]\n")),
+  CHECK_THAT(model_error(write_temp("m.yaml",
+                                    "name: x\nnum_layers: 2\nhidden_size: 64\n"
+                                    "num_attention_heads: 4\nseq_length: 64\n"
+                                    "vocab_size: 100\nwindow_size: [-2, 0]\n")),
              Catch::Contains("window_size") && Catch::Contains("not a window extent"));
-  CHECK_THAT(load_error(write_temp("m.yaml",
-                                   "name: x\nnum_layers: 6\nhidden_size: 64\n"
-                                   "num_attention_heads: 4\nseq_length: 64\n"
-                                   "vocab_size: 100\nposition_embedding: rope\n"
-                                   "no_rope_freq: 4\n")),
+  CHECK_THAT(model_error(write_temp("m.yaml",
+                                    "name: x\nnum_layers: 6\nhidden_size: 64\n"
+                                    "num_attention_heads: 4\nseq_length: 64\n"
+                                    "vocab_size: 100\nposition_embedding: rope\n"
+                                    "no_rope_freq: 4\n")),
              Catch::Contains("no_rope_freq 4 does not divide num_layers 6"));
 }
 
@@ -170,9 +181,14 @@ TEST_CASE("a window or chunk as long as the sequence is plain causal attention, 
     CHECK(a.flops == b.flops);
     CHECK(plain.model_flops_per_step == w->model_flops_per_step);
   }
-  // One key fewer is a window: cheaper.
-  const Workload narrow = build_workload(oss({"model.window_size=[4094, 0]"}));
-  CHECK(totals(narrow).model_flops < totals(plain).model_flops);
+  // One key fewer is a window of the exact count s (s + 1) / 2 - 1, which the plain causal
+  // convention (Megatron's s^2 / 2) undercounts by s / 2 (docs/attention.md).
+  const Scenario narrow = oss({"model.window_size=[4094, 0]"});
+  LayerDims d = make_layer_dims(narrow.model, narrow.plan, GpuArchitecture::kHopper);
+  apply_layer_attention(narrow.model, 0, &d);
+  CHECK(attention(layer_forward_ops(d, true)).attention.pairs == 4096.0 * 4097 / 2 - 1);
+  const Workload half = build_workload(oss({"model.window_size=[2047, 0]"}));
+  CHECK(totals(half).model_flops < totals(plain).model_flops);
 }
 
 TEST_CASE("window and full layers flow through the stages: the window stage is cheaper",
@@ -289,12 +305,12 @@ TEST_CASE("the Megatron line --window-size 128,0 --window-attn-skip-freq 2 impor
   const MegatronScenario t = translate_megatron_args(
       "--num-layers 4 --hidden-size 2880 --num-attention-heads 64 --kv-channels 64 "
       "--group-query-attention --num-query-groups 8 --seq-length 4096 --vocab-size 201088 "
-      "--micro-batch-size 1 --global-batch-size 8 --bf16 --swiglu "
+      "--micro-batch-size 1 --global-batch-size 8 --bf16 --swiglu --ffn-hidden-size 2880 "
       "--use-rotary-position-embeddings --window-size 128,0 --window-attn-skip-freq 2 "
       "--no-rope-freq 4",
       "line.sh", "dgx-h100");
   CHECK_THAT(t.yaml, Catch::Contains("window_size: [128, 0]"));
-  const Scenario sc = load_scenario(write_temp("line.yaml", t.yaml), {});
+  const Scenario sc = load_scenario(write_temp("line.yaml", t.yaml), {"cluster.nodes=1"});
   CHECK(sc.model.layer_window(0) == 129);
   CHECK(sc.model.layer_window(1) == 0);
   CHECK(sc.model.layer_window(2) == 129);
