@@ -406,8 +406,6 @@ std::vector<Op> stack_kernels(std::vector<Op> ops, const LayerDims& dims, const 
   return eager_ops(ops, dims, model.rms_norm);
 }
 
-// The kernels of one transformer layer at one precision, timed once, with the activations
-// they keep: the plan's, or BF16 for the layers first_last_layers_bf16 keeps there.
 // The layer dimensions of `layer` (its window, chunk and RoPE: local_attention.h), or of the
 // model's plain layer when layer < 0.
 LayerDims dims_of_layer(const ModelSpec& model, const PlanSpec& plan, GpuArchitecture arch,
@@ -417,6 +415,8 @@ LayerDims dims_of_layer(const ModelSpec& model, const PlanSpec& plan, GpuArchite
   return d;
 }
 
+// The kernels of one transformer layer at one precision, timed once, with the activations
+// they keep: the plan's, or BF16 for the layers first_last_layers_bf16 keeps there.
 struct LayerKernels {
   // `layer` >= 0: the kernels of that layer's attention kind (local_attention.h); < 0: of a
   // layer with the whole causal prefix and the model's RoPE.
