@@ -115,8 +115,8 @@ struct ModelSpec {
   // Returns the keys a query of layer `l` (0-based) attends at most under its sliding window
   // (window_left + 1), or 0 when the layer attends its whole causal prefix.
   int layer_window(int l) const {
-    const bool on = l >= 0 && l < static_cast<int>(window_layer_pattern.size()) &&
-                    window_layer_pattern[l] != 0;
+    const bool on =
+        l >= 0 && l < static_cast<int>(window_layer_pattern.size()) && window_layer_pattern[l] != 0;
     return on && window_left >= 0 ? window_left + 1 : 0;
   }
   // Returns whether layer `l` applies rotary embeddings (RoPE models, except no-RoPE layers).
@@ -127,8 +127,8 @@ struct ModelSpec {
   // Returns the chunk of layer `l`'s chunked attention (attention_chunk_size on RoPE layers),
   // or 0 when the layer attends its whole causal prefix.
   int layer_chunk(int l) const {
-    const bool nope = l >= 0 && l < static_cast<int>(no_rope_pattern.size()) &&
-                      no_rope_pattern[l] != 0;
+    const bool nope =
+        l >= 0 && l < static_cast<int>(no_rope_pattern.size()) && no_rope_pattern[l] != 0;
     return attention_chunk_size > 0 && !nope ? attention_chunk_size : 0;
   }
   // Returns whether layer `l` attends fewer keys than its causal prefix somewhere: a window

@@ -86,7 +86,7 @@ struct LayerDims {
   bool cp_torch = false;
   double elem = 2;  // bytes per activation element
   bool swiglu = false;
-  bool rope = false;              // rotary embeddings applied to Q and K (one kernel)
+  bool rope = false;  // rotary embeddings applied to Q and K (one kernel)
   // Local attention of this layer (workload/local_attention.h): a sliding window of `window`
   // keys, or chunks of `chunk` tokens; 0: the whole causal prefix. Set per layer only when
   // shorter than the sequence.
