@@ -155,6 +155,22 @@ void router_group_issues(const ModelSpec& m, std::vector<SpecIssue>* issues) {
 
 }  // namespace
 
+namespace {
+// A layer uses a sliding window or chunks, not both (no model mixes them); NoPE layers need a
+// RoPE model.
+void local_attention_issues(const ModelSpec& m, std::vector<SpecIssue>* issues) {
+  if (m.window_left >= 0 && m.attention_chunk_size > 0) {
+    add(issues, {"model.window_size", "model.attention_chunk_size"},
+        "window_size and attention_chunk_size together: a layer's attention is either a "
+        "sliding window (gpt-oss) or chunked (Llama 4) (expected one of them)");
+  }
+  if (!m.no_rope_pattern.empty() && !m.rotary_position_embeddings) {
+    add(issues, {"model.no_rope_freq", "model.position_embedding"},
+        "no_rope_freq on a model without rotary embeddings (expected position_embedding rope)");
+  }
+}
+}  // namespace
+
 std::vector<SpecIssue> model_issues(const ModelSpec& m) {
   std::vector<SpecIssue> issues;
   if (m.num_layers < 1 || m.hidden_size < 1 || m.num_attention_heads < 1 || m.seq_length < 1 ||
@@ -162,7 +178,9 @@ std::vector<SpecIssue> model_issues(const ModelSpec& m) {
     add(&issues, {"model"}, "every model size must be at least 1");
     return issues;
   }
-  if (m.hidden_size % m.num_attention_heads != 0) {
+  // Megatron-LM arguments.py asks hidden_size % heads == 0 only without --kv-channels
+  // (gpt-oss: hidden 2880, 64 heads of 64).
+  if (m.kv_channels == 0 && m.hidden_size % m.num_attention_heads != 0) {
     add(&issues, {"model.num_attention_heads", "model.hidden_size"},
         "hidden_size " + str(m.hidden_size) + " is not divisible by num_attention_heads " +
             str(m.num_attention_heads) + " (each head needs the same dimension)");
@@ -172,6 +190,7 @@ std::vector<SpecIssue> model_issues(const ModelSpec& m) {
         "num_query_groups " + str(m.num_query_groups) + " does not divide num_attention_heads " +
             str(m.num_attention_heads));
   }
+  local_attention_issues(m, &issues);
   // The router's limits are the model's own, so a model file alone is checked for them.
   if (m.moe()) {
     if (m.moe_router_topk > m.num_experts) {
@@ -209,6 +228,21 @@ void context_parallel_issues(const PlanSpec& p, const ModelSpec& m, const Cluste
                                  : "2 × context_parallel = 2 × " + str(p.context)) +
             " (expected " + (p.sequence_parallel ? "t × " : "") +
             "2 × cp equal chunks, as Megatron-Core splits the sequence)");
+  }
+  // Transformer Engine's ring (p2p) runs no sliding window: context_parallel.py
+  // attn_forward_func_with_cp asserts cp_comm_type a2a or all_gather for it; PyTorch's
+  // context_parallel takes only a plain causal mask. Chunked attention is refused alike.
+  if (m.local_attention() &&
+      (p.cp_implementation == CpImplementation::kTorch || p.cp_comm_type == CpCommType::kP2p)) {
+    add(issues,
+        {"plan.cp_comm_type",
+         m.window_left >= 0 ? "model.window_size" : "model.attention_chunk_size"},
+        std::string("context_parallel ") + str(p.context) + " with " +
+            (m.window_left >= 0 ? "sliding-window" : "chunked") + " attention under " +
+            (p.cp_implementation == CpImplementation::kTorch ? "cp_implementation torch"
+                                                             : "cp_comm_type p2p") +
+            ": Transformer Engine runs a window only with cp_comm_type all_gather or a2a "
+            "(expected cp_comm_type all_gather or a2a, or context_parallel 1)");
   }
   if (p.cp_comm_type == CpCommType::kA2a && p.cp_implementation == CpImplementation::kTorch) {
     add(issues, {"plan.cp_comm_type", "plan.cp_implementation"},

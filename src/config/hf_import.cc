@@ -4,6 +4,7 @@
 #include <functional>
 #include <vector>
 
+#include "config/hf_attention_import.h"
 #include "config/hf_moe_import.h"
 
 namespace trident {
@@ -38,12 +39,11 @@ bool one_of(const std::string& s, const std::vector<std::string>& names) {
 // MLP, each behind a norm. A "_text" type is a multimodal model's language part.
 const std::vector<std::string>& supported_model_types() {
   static const std::vector<std::string> types = {
-      "baichuan",  "bloom",     "cohere",    "deepseek_v2", "deepseek_v3", "falcon",
-      "gemma",     "gemma2",    "gpt2",      "gpt_bigcode", "gpt_neox",    "gptj",
-      "granite",   "internlm2", "llama",     "llama4",      "llama4_text", "mistral",
-      "mixtral",   "mpt",       "olmo",      "olmo2",       "opt",         "phi",
-      "phi3",      "qwen2",     "qwen2_moe", "qwen3",       "qwen3_moe",   "stablelm",
-      "starcoder2"};
+      "baichuan",  "bloom",     "cohere",   "deepseek_v2", "deepseek_v3", "falcon",  "gemma",
+      "gemma2",    "gpt2",      "gpt_oss",  "gpt_bigcode", "gpt_neox",    "gptj",    "granite",
+      "internlm2", "llama",     "llama4",   "llama4_text", "mistral",     "mixtral", "mpt",
+      "olmo",      "olmo2",     "opt",      "phi",         "phi3",        "qwen2",   "qwen2_moe",
+      "qwen3",     "qwen3_moe", "stablelm", "starcoder2"};
   return types;
 }
 
@@ -203,6 +203,7 @@ YamlNodePtr model_map_from_hf(const YamlNode& file, const std::string& name, Dia
   }
   model->set("position_embedding", config.mark, plain_scalar(position, config.mark));
   add_hf_moe_fields(config, model.get(), fail);
+  add_hf_attention_fields(config, model.get(), fail);
   return model;
 }
 

@@ -75,6 +75,12 @@ const std::map<std::string, Arg>& known_args() {
       {"--moe-shared-expert-intermediate-size",
        {Use::kModel, false, "moe_shared_expert_intermediate_size"}},
       {"--moe-layer-freq", {Use::kSpecial, false, ""}},
+      // Local attention (docs/attention.md): --window-size L,R (tuple_type), and the layer
+      // patterns --window-attn-skip-freq and --no-rope-freq (moe_freq_type, as
+      // --moe-layer-freq). Megatron-LM has no chunked attention argument.
+      {"--window-size", {Use::kSpecial, false, ""}},
+      {"--window-attn-skip-freq", {Use::kSpecial, false, ""}},
+      {"--no-rope-freq", {Use::kSpecial, false, ""}},
       {"--moe-token-dispatcher-type", {Use::kSpecial, false, ""}},
       // The flex dispatcher's backend: --moe-enable-deepep (older Megatron-Core) or
       // --moe-flex-dispatcher-backend (newer; deepep by default).

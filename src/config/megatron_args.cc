@@ -305,6 +305,40 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
                         " (expected an integer or a list such as ([0]*3+[1]*58))");
     }
   }
+  // Megatron-LM arguments.py tuple_type: "L,R" (parentheses and blanks allowed).
+  if (has("--window-size")) {
+    std::string v = get("--window-size"), digits;
+    for (char c : v) {
+      if (c != '(' && c != ')' && c != ' ') digits += c;
+    }
+    const std::size_t comma = digits.find(',');
+    const auto extent = [](const std::string& x) {
+      char* end = nullptr;
+      const long n = std::strtol(x.c_str(), &end, 10);
+      return !x.empty() && *end == '\0' && n >= -1 && n <= (1L << 30);
+    };
+    if (comma != std::string::npos && extent(digits.substr(0, comma)) &&
+        extent(digits.substr(comma + 1))) {
+      // L -1: an infinite window, plain causal attention (no setting).
+      if (digits.substr(0, comma) != "-1")
+        model["window_size"] =
+            "[" + digits.substr(0, comma) + ", " + digits.substr(comma + 1) + "]";
+    } else {
+      refused.push_back("--window-size " + v + " (expected two integers L,R such as 128,0)");
+    }
+  }
+  for (const auto& [arg, key] :
+       {std::pair<const char*, const char*>{"--window-attn-skip-freq", "window_attn_skip_freq"},
+        {"--no-rope-freq", "no_rope_freq"}}) {
+    if (!has(arg)) continue;
+    std::string pattern;
+    if (parse_moe_layer_freq(get(arg), &pattern)) {
+      model[key] = pattern;
+    } else {
+      refused.push_back(std::string(arg) + " " + get(arg) +
+                        " (expected an integer or a list such as ([1]*3+[0]*1)*12)");
+    }
+  }
   // Megatron-Core's backends; `local` is its own unfused implementation. Without either
   // option Megatron picks (auto), as trident's default does.
   if (has("--attention-backend")) {

@@ -90,6 +90,20 @@ struct ModelSpec {
   int mtp_num_layers = 0;
   double mtp_loss_scaling_factor = 0.1;
 
+  // Local attention (docs/attention.md). Sliding window (Megatron --window-size L,R and
+  // --window-attn-skip-freq; gpt-oss): query i of a window layer attends keys [i - L, i]
+  // (the causal mask drops the right extent R), L + 1 keys at most; window_left -1: no window.
+  // window_layer_pattern: 1 where a layer uses the window (size num_layers when
+  // window_left >= 0, else empty). Chunked attention (Hugging Face attention_chunk_size;
+  // Llama 4): query i attends keys of its own chunk of attention_chunk_size tokens up to i, on
+  // every layer that applies RoPE; 0: none. no_rope_pattern (Megatron --no-rope-freq): 1 where
+  // a layer skips RoPE (Llama 4's global NoPE layers); size num_layers, or empty: every layer.
+  int window_left = -1;
+  int window_right = 0;
+  std::vector<int> window_layer_pattern;
+  int attention_chunk_size = 0;
+  std::vector<int> no_rope_pattern;
+
   int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
   bool moe() const { return num_experts > 0; }
   // Returns whether the linear layers carry biases: add_bias_linear, or when unset, trident's
@@ -98,6 +112,38 @@ struct ModelSpec {
   // Returns whether the experts' linear layers carry biases: only when add_bias_linear is
   // given true (unset, trident keeps its earlier bias-free experts).
   bool expert_biases() const { return add_bias_linear.value_or(false); }
+  // Returns the keys a query of layer `l` (0-based) attends at most under its sliding window
+  // (window_left + 1), or 0 when the layer attends its whole causal prefix.
+  int layer_window(int l) const {
+    const bool on =
+        l >= 0 && l < static_cast<int>(window_layer_pattern.size()) && window_layer_pattern[l] != 0;
+    return on && window_left >= 0 ? window_left + 1 : 0;
+  }
+  // Returns whether layer `l` applies rotary embeddings (RoPE models, except no-RoPE layers).
+  bool layer_rope(int l) const {
+    return rotary_position_embeddings &&
+           !(l >= 0 && l < static_cast<int>(no_rope_pattern.size()) && no_rope_pattern[l] != 0);
+  }
+  // Returns the chunk of layer `l`'s chunked attention (attention_chunk_size on RoPE layers),
+  // or 0 when the layer attends its whole causal prefix.
+  int layer_chunk(int l) const {
+    const bool nope =
+        l >= 0 && l < static_cast<int>(no_rope_pattern.size()) && no_rope_pattern[l] != 0;
+    return attention_chunk_size > 0 && !nope ? attention_chunk_size : 0;
+  }
+  // Returns whether layer `l` attends fewer keys than its causal prefix somewhere: a window
+  // or a chunk shorter than seq_length.
+  bool layer_local(int l) const {
+    const int w = layer_window(l), c = layer_chunk(l);
+    return (w > 0 && w < seq_length) || (c > 0 && c < seq_length);
+  }
+  // Returns whether any layer is local (layer_local).
+  bool local_attention() const {
+    for (int l = 0; l < num_layers; ++l) {
+      if (layer_local(l)) return true;
+    }
+    return false;
+  }
   // Returns whether layer `l` (0-based) has a MoE MLP.
   bool is_moe_layer(int l) const {
     return moe() && l >= 0 && l < static_cast<int>(moe_layer_pattern.size()) &&

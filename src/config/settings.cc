@@ -794,6 +794,34 @@ std::vector<SettingSection> build_sections() {
                          "(accepted for launch lines that give it)."),
                   "0.1"),
               "--mtp-loss-scaling-factor"),
+           // Local attention (docs/attention.md): Megatron-Core TransformerConfig.window_size,
+           // window_attn_skip_freq and no_rope_freq; Hugging Face Llama 4's chunked attention.
+           hf(mg(derived(row("window_size", K::kList,
+                             "Sliding-window attention [L, R]: query i attends keys i - L .. i "
+                             "(L + 1 keys; the causal mask drops R, 0 or -1); L -1: no window."),
+                         "none: every layer attends its whole causal prefix"),
+                 "--window-size"),
+              "sliding_window"),
+           hf(mg(derived(row("window_attn_skip_freq", K::kList,
+                             "Which layers keep full attention beside window_size: an integer N "
+                             "(layers N, 2N, ... counted from 1; gpt-oss: 2) or a list of 0/1 "
+                             "per layer, 1 where the layer uses the window."),
+                         "none: every layer uses the window"),
+                 "--window-attn-skip-freq"),
+              "layer_types"),
+           hf(derived(integer("attention_chunk_size", 1, 1e9,
+                              "Chunked attention (Llama 4: 8192): a RoPE layer's query attends "
+                              "only the keys of its own chunk; need not divide seq_length (the "
+                              "last chunk is shorter)."),
+                      "none: no chunked attention"),
+              "attention_chunk_size"),
+           hf(mg(derived(row("no_rope_freq", K::kList,
+                             "Layers without RoPE (Llama 4's global NoPE layers, which chunked "
+                             "attention leaves whole): an integer N (every Nth layer, counted "
+                             "from 1; must divide num_layers) or a list of 0/1, 1 = no RoPE."),
+                         "none: RoPE on every layer"),
+                 "--no-rope-freq"),
+              "no_rope_layers"),
        }});
   out.push_back(
       {"plan",

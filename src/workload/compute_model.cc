@@ -83,11 +83,13 @@ double ComputeModel::attention_efficiency(const AttentionShape& a, AttentionBack
                                      ? (eff_.has_flash2 ? eff_.flash2 : pe.flash)
                                  : backend == AttentionBackend::kFlash ? pe.flash
                                                                        : pe.fused;
-  const double d = a.head_dim, s = a.s, keys = a.keys();
+  // A local mask (pairs > 0) runs as a causal kernel over its span: each query tile's key loop
+  // and its masked diagonal tiles are those of that length (compute_model.h).
+  const double d = a.head_dim, s = a.pairs > 0 ? a.span() : a.s, keys = a.span();
   const double hd = (d / (d + e.half_head_dim)) / (128 / (128 + e.half_head_dim));
   const double ramp = keys / (keys + (backward ? e.backward_half_seq : e.half_seq));
-  const double causal = a.causal ? s / (s + e.causal_seq) : 1.0;
-  const double fill = waves(a.batch * a.heads * std::ceil(s / kTile));
+  const double causal = a.causal || a.pairs > 0 ? s / (s + e.causal_seq) : 1.0;
+  const double fill = waves(a.batch * a.heads * std::ceil(a.s / kTile));
   return (backward ? e.backward : e.forward) * hd * ramp * causal * fill;
 }
 

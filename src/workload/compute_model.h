@@ -51,9 +51,17 @@ struct AttentionShape {
   double kv_s = 0;
   // An unmasked block of a causal attention (context parallelism off the diagonal).
   bool causal_part = false;
+  // > 0: the query-key pairs per batch and head a local mask keeps (sliding window, chunks;
+  // workload/local_attention.h): the kernel skips the key tiles outside the band, so its
+  // FLOPs are these pairs', and it runs as a causal kernel over span() keys.
+  double pairs = 0;
   double keys() const { return kv_s > 0 ? kv_s : s; }
-  // FLOPs the forward kernel runs (the causal mask skips half).
+  // The causal length whose kernel does the same work per query: 2 pairs / s (= s for the
+  // plain causal s^2 / 2); a window of w keys runs as a causal attention over about 2w.
+  double span() const { return pairs > 0 ? 2 * pairs / s : keys(); }
+  // FLOPs the forward kernel runs (the causal mask skips half; a local mask all but `pairs`).
   double forward_flops() const {
+    if (pairs > 0) return 4 * batch * pairs * head_dim * heads;
     return 4 * batch * s * keys() * head_dim * heads * (causal ? 0.5 : 1.0);
   }
   // FLOPs of the pass: the backward runs 2.5 x the forward (FlashAttention-2 paper, sec. 4.1).

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workload/local_attention.h"
+
 namespace trident {
 namespace {
 
@@ -106,6 +108,9 @@ std::vector<Op> all_gather_ops(const LayerDims& d, bool backward) {
   a.attention.causal = false;
   a.attention.causal_part = true;
   a.attention.kv_s = cp * d.s / 2;
+  // A local layer: each chunk attends only its window's (chunk's) keys of the gathered K/V
+  // (get_seq_chunk_ids_for_reordering's window offsets); the busiest rank sets the time.
+  a.attention.pairs = layer_local_pairs(d, LocalPart::kWorstCpRank);
   ops.push_back(a);
   if (!backward) {
     ops.push_back(memory("cp_out_copy", 2 * e * out_elements(d), false));
@@ -128,6 +133,8 @@ std::vector<Op> a2a_ops(const LayerDims& d, bool backward) {
   a.attention.heads /= d.cp;
   a.attention.kv_heads /= d.cp;
   a.attention.s *= d.cp;
+  // A local layer keeps its window's (chunks') pairs of the whole sequence.
+  a.attention.pairs = layer_local_pairs(d, LocalPart::kWhole);
   std::vector<Op> ops;
   ops.push_back(transfer("cp_a2a_in", share * (backward ? q : qkv) * e, false));
   ops.push_back(memory("cp_a2a_reorder", 2 * e * (backward ? q : qkv), false));

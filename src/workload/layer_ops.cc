@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "workload/cp_attention.h"
+#include "workload/local_attention.h"
 #include "workload/moe_ops.h"
 #include "workload/nvfp4.h"
 
@@ -20,10 +21,12 @@ Op gemm(const char* name, double m, double n, double k, double batch = 1) {
 }
 
 // A GEMM over a causal attention's s x s scores (unfused attention): it runs the whole
-// matrix, but Megatron-LM's model FLOPs count the half the causal mask keeps.
-Op score_gemm(const char* name, double m, double n, double k, double batch) {
+// matrix, but Megatron-LM's model FLOPs count the half the causal mask keeps, and of a local
+// layer (window, chunks: Megatron's unfused softmax masks them) the pairs its mask keeps.
+Op score_gemm(const char* name, double m, double n, double k, double batch, const LayerDims& d) {
   Op op = gemm(name, m, n, k, batch);
-  op.model_flops_scale = 0.5;
+  const double pairs = layer_local_pairs(d, LocalPart::kWhole);
+  op.model_flops_scale = pairs > 0 ? pairs / (d.s * d.s) : 0.5;
   return op;
 }
 
@@ -215,6 +218,9 @@ Op attention_op(const char* name, const LayerDims& d, bool backward) {
   op.name = name;
   op.kind = OpKind::kAttention;
   op.attention = AttentionShape{d.b, d.a / d.t, d.g / d.t, d.s, d.hd, true};
+  // A local layer's kernel keeps only its window's or chunks' pairs; under context
+  // parallelism cp_attention.cc sets them for its own blocks.
+  if (d.cp <= 1) op.attention.pairs = layer_local_pairs(d, LocalPart::kWhole);
   op.backward = backward;
   return op;
 }
@@ -248,10 +254,10 @@ std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe) {
     if (d.rope) add(&ops, memory("rope", 2 * tokens * (d.hd * (d.a + d.g)) / d.t * e));  // Q, K
   }
   if (d.attention == AttentionBackend::kUnfused) {
-    add(&ops, score_gemm("attn_scores", d.s, d.s, hd, d.b * heads));
+    add(&ops, score_gemm("attn_scores", d.s, d.s, hd, d.b * heads, d));
     add(&ops, memory("softmax", 2 * score_elems * e));
     if (d.attention_dropout) add(&ops, memory("attn_dropout", score_elems * (2 * e + 1)));
-    add(&ops, score_gemm("attn_values", d.s, hd, d.s, d.b * heads));
+    add(&ops, score_gemm("attn_values", d.s, hd, d.s, d.b * heads, d));
   } else if (d.cp > 1) {
     for (Op& op : cp_attention_ops(d, false)) add(&ops, std::move(op));
   } else {
@@ -327,12 +333,12 @@ std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe) {
   add(&ops, linear("attn_proj_dgrad", tokens, d.q_dim / d.t, d.h));
   add(&ops, linear("attn_proj_wgrad", d.q_dim / d.t, d.h, tokens));
   if (d.attention == AttentionBackend::kUnfused) {
-    add(&ops, score_gemm("attn_values_bwd_probs", d.s, d.s, hd, d.b * heads));
-    add(&ops, score_gemm("attn_values_bwd_values", d.s, hd, d.s, d.b * heads));
+    add(&ops, score_gemm("attn_values_bwd_probs", d.s, d.s, hd, d.b * heads, d));
+    add(&ops, score_gemm("attn_values_bwd_values", d.s, hd, d.s, d.b * heads, d));
     if (d.attention_dropout) add(&ops, memory("attn_dropout_bwd", score_elems * (2 * e + 1)));
     add(&ops, memory("softmax_bwd", 3 * score_elems * e));
-    add(&ops, score_gemm("attn_scores_bwd_q", d.s, hd, d.s, d.b * heads));
-    add(&ops, score_gemm("attn_scores_bwd_k", d.s, hd, d.s, d.b * heads));
+    add(&ops, score_gemm("attn_scores_bwd_q", d.s, hd, d.s, d.b * heads, d));
+    add(&ops, score_gemm("attn_scores_bwd_k", d.s, hd, d.s, d.b * heads, d));
   } else if (d.cp > 1) {
     for (Op& op : cp_attention_ops(d, true)) add(&ops, std::move(op));
   } else {

@@ -86,7 +86,11 @@ struct LayerDims {
   bool cp_torch = false;
   double elem = 2;  // bytes per activation element
   bool swiglu = false;
-  bool rope = false;              // rotary embeddings applied to Q and K (one kernel)
+  bool rope = false;  // rotary embeddings applied to Q and K (one kernel)
+  // Local attention of this layer (workload/local_attention.h): a sliding window of `window`
+  // keys, or chunks of `chunk` tokens; 0: the whole causal prefix. Set per layer only when
+  // shorter than the sequence.
+  double window = 0, chunk = 0;
   bool qk_norm = false;           // model.qk_layernorm: a norm on each head of Q and K
   bool attention_dropout = true;  // model.attention_dropout > 0
   bool hidden_dropout = true;     // model.hidden_dropout > 0

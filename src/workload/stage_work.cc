@@ -1,8 +1,10 @@
 #include "workload/stage_work.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <numeric>
+#include <tuple>
 
 #include "schedule/program.h"
 #include "workload/activation_offload.h"
@@ -10,6 +12,7 @@
 #include "workload/cp_attention.h"
 #include "workload/eager_ops.h"
 #include "workload/layer_ops.h"
+#include "workload/local_attention.h"
 #include "workload/moe_model.h"
 #include "workload/moe_ops.h"
 #include "workload/mtp.h"
@@ -403,12 +406,23 @@ std::vector<Op> stack_kernels(std::vector<Op> ops, const LayerDims& dims, const 
   return eager_ops(ops, dims, model.rms_norm);
 }
 
+// The layer dimensions of `layer` (its window, chunk and RoPE: local_attention.h), or of the
+// model's plain layer when layer < 0.
+LayerDims dims_of_layer(const ModelSpec& model, const PlanSpec& plan, GpuArchitecture arch,
+                        int layer) {
+  LayerDims d = make_layer_dims(model, plan, arch);
+  if (layer >= 0) apply_layer_attention(model, layer, &d);
+  return d;
+}
+
 // The kernels of one transformer layer at one precision, timed once, with the activations
 // they keep: the plan's, or BF16 for the layers first_last_layers_bf16 keeps there.
 struct LayerKernels {
+  // `layer` >= 0: the kernels of that layer's attention kind (local_attention.h); < 0: of a
+  // layer with the whole causal prefix and the model's RoPE.
   LayerKernels(const ComputeModel& compute, const ModelSpec& model, const PlanSpec& plan,
-               GpuArchitecture arch, const HostSpec& host)
-      : dims(make_layer_dims(model, plan, arch)),
+               GpuArchitecture arch, const HostSpec& host, int layer = -1)
+      : dims(dims_of_layer(model, plan, arch, layer)),
         tm(make_timing(compute, plan, dims)),
         fwd(stack_kernels(layer_forward_ops(dims), dims, model, plan)),
         bwd(stack_kernels(layer_backward_ops(dims), dims, model, plan)),
@@ -616,8 +630,23 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     bf16 = std::make_unique<LayerKernels>(compute, model, bf16_plan(plan, compute), arch,
                                           sc.cluster.host);
   }
+  const auto is_bf16 = [&](int layer) {
+    return bf16 != nullptr && plan.bf16_layer(layer, model.num_layers);
+  };
+  // Layers whose attention differs from the plain one (a sliding window, chunks, no RoPE:
+  // local_attention.h) get kernels of their kind, built once per kind.
+  std::map<std::tuple<bool, double, double, bool>, std::unique_ptr<LayerKernels>> local;
   const auto kernels = [&](int layer) -> const LayerKernels& {
-    return bf16 && plan.bf16_layer(layer, model.num_layers) ? *bf16 : low;
+    LayerDims kind;
+    apply_layer_attention(model, layer, &kind);
+    const bool b16 = is_bf16(layer);
+    if (kind.window <= 0 && kind.chunk <= 0 && kind.rope == low.dims.rope) return b16 ? *bf16 : low;
+    std::unique_ptr<LayerKernels>& k = local[{b16, kind.window, kind.chunk, kind.rope}];
+    if (!k) {
+      k = std::make_unique<LayerKernels>(compute, model, b16 ? bf16_plan(plan, compute) : plan,
+                                         arch, sc.cluster.host, layer);
+    }
+    return *k;
   };
   // Megatron's data-parallel group with context parallelism (d * cp) reduces the gradients and
   // shards the distributed optimizer (parallel_state.get_data_parallel_group(
@@ -713,7 +742,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         moe_layers += moe ? 1 : 0;
         const LayerKernels& k = kernels(ch.first_layer + l);
         ch.activation_bytes += moe ? k.act_moe : k.act;
-        (&k == &low ? low_params : bf16_params) += moe ? moe_layer_params : per_layer_params;
+        (is_bf16(ch.first_layer + l) ? bf16_params : low_params) +=
+            moe ? moe_layer_params : per_layer_params;
         params += moe ? moe_layer_params : per_layer_params;
         expert_params += moe ? apart_params : 0;
         // FSDP units: the layer's parameters reduced over d cp, and its experts apart.
@@ -773,7 +803,8 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         params += out;
         st_16bit_params += out;
       }
-      double mtp_recompute_flops = 0;
+      double mtp_recompute_flops = 0, local_recomputed = 0;
+      int local_layers = 0, local_moe_layers = 0;
       for (int k = model.mtp_num_layers - 1; mtp_here && k >= 0; --k) {
         const int layer = model.num_layers + k;
         bwd_weights(mtp_depth - mtp_apart, mtp_apart);
@@ -825,6 +856,12 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
                     moe ? apart_params : 0);
         const LayerKernels& k = kernels(layer);
         append_ops(moe ? k.moe_recompute : k.recompute, k.tm, plan.tensor, layer, &ch.backward);
+        // Local layers' recomputed FLOPs are their own; the plain ones are counted below.
+        if (&k != &low && &k != bf16.get()) {
+          local_recomputed += gemm_flops(moe ? k.moe_recompute : k.recompute);
+          ++local_layers;
+          local_moe_layers += moe ? 1 : 0;
+        }
         append_ops(moe ? k.moe_bwd : k.bwd, k.tm, plan.tensor, layer, &ch.backward);
         // Buckets carry the gradients data parallelism reduces; the experts' reduce apart.
         grads_done(moe ? moe_layer_params - apart_params : per_layer_params, moe ? apart_params : 0,
@@ -841,8 +878,10 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
       finish(&ch.backward);
       // Model FLOPs leave the recomputed ops out; HFU counts them (each as model FLOPs count
       // it, so that HFU equals MFU without recomputation and exceeds it with).
-      const double recomputed = (ch.num_layers - moe_layers) * gemm_flops(low.recompute) +
-                                moe_layers * gemm_flops(low.moe_recompute) + mtp_recompute_flops;
+      const int plain_moe = moe_layers - local_moe_layers;
+      const double recomputed =
+          (ch.num_layers - local_layers - plain_moe) * gemm_flops(low.recompute) +
+          plain_moe * gemm_flops(low.moe_recompute) + local_recomputed + mtp_recompute_flops;
       ch.backward.model_flops -= recomputed;
       ch.params_per_gpu = params;
       st.expert_params_per_gpu += expert_params;
