@@ -202,6 +202,8 @@ struct StorageSpec {
   double read_bandwidth_per_node = 0;
   double write_bandwidth = 0;
   double read_bandwidth = 0;
+};
+
 // Stragglers (cluster.stragglers, docs/stragglers.md): GPUs and links slower than their peers.
 // Ranks are GPU indices (node-major, as the platform numbers them): a plan's global ranks
 // unless plan.gpus_per_island leaves GPUs out. All fields at their
