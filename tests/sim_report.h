@@ -17,6 +17,16 @@
 
 namespace trident::testing {
 
+// Returns fn() computed in a child process (one SimGrid engine per process), to 17 digits.
+inline double isolated_double(const std::function<double()>& fn) {
+  return std::stod(run_isolated([&]() {
+    std::ostringstream out;
+    out.precision(17);
+    out << fn();
+    return out.str();
+  }));
+}
+
 // Returns step time, bubble, compute utilization and every exposed-communication key of
 // `sc` simulated at `fidelity` (the other Report fields stay at their defaults).
 inline Report simulate_report(const Scenario& sc, Fidelity fidelity) {

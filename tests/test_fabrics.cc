@@ -19,15 +19,6 @@ using namespace trident::testing;
 
 namespace {
 
-double isolated_double(const std::function<double()>& fn) {
-  return std::stod(run_isolated([&]() {
-    std::ostringstream out;
-    out.precision(17);
-    out << fn();
-    return out.str();
-  }));
-}
-
 // Eight-GPU nodes (one NIC each GPU, 25 GB/s, 5 us), `per_group` nodes under each rail switch.
 ClusterSpec rail_cluster(int nodes, int per_group, double taper, bool pxn) {
   ClusterSpec c = a100_cluster(nodes);

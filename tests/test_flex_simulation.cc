@@ -20,15 +20,6 @@ using namespace trident::testing;
 
 namespace {
 
-double isolated_double(const std::function<double()>& f) {
-  return std::stod(run_isolated([&]() {
-    std::ostringstream out;
-    out.precision(17);
-    out << f();
-    return out.str();
-  }));
-}
-
 // 32 experts of 1024, top-4, sequence 1024.
 Scenario flex_scenario(int nodes, int t, int p, int d, int ep, int etp) {
   ModelSpec m = small_moe_model(32, 4, 1024, 1024);

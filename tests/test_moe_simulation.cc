@@ -36,15 +36,6 @@ MoeRun simulate(const Scenario& sc, Fidelity fidelity) {
           r.pp_comm_exposed_s, r.dp_comm_exposed_s, r.bubble_fraction};
 }
 
-double isolated_double(const std::function<double()>& f) {
-  return std::stod(run_isolated([&]() {
-    std::ostringstream out;
-    out.precision(17);
-    out << f();
-    return out.str();
-  }));
-}
-
 // 8 experts of 2048, top-2, sequence 1024.
 Scenario moe_scenario(int nodes, int t, int p, int d, int ep) {
   ModelSpec m = small_moe_model(8, 2, 2048, 1024);

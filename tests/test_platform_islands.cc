@@ -12,6 +12,7 @@
 #include "platform/platform.h"
 #include "report/metrics.h"
 #include "schedule/program.h"
+#include "sim_report.h"
 #include "test_support.h"
 #include "workload/stage_work.h"
 
@@ -19,15 +20,6 @@ using namespace trident;
 using namespace trident::testing;
 
 namespace {
-
-double isolated_double(const std::function<double()>& fn) {
-  return std::stod(run_isolated([&]() {
-    std::ostringstream out;
-    out.precision(17);
-    out << fn();
-    return out.str();
-  }));
-}
 
 double step_time(const Scenario& sc, Fidelity fidelity) {
   return isolated_double([&] {

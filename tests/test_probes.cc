@@ -7,23 +7,13 @@
 
 #include "core/isolated_run.h"
 #include "engine/probes.h"
+#include "sim_report.h"
 #include "test_support.h"
 
 using namespace trident;
 using namespace trident::testing;
 
-namespace {
-
-double isolated_double(const std::function<double()>& fn) {
-  return std::stod(run_isolated([&]() {
-    std::ostringstream out;
-    out.precision(17);
-    out << fn();
-    return out.str();
-  }));
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("a transfer over one link takes S/B + latency", "[engine][network]") {
   ClusterSpec c = a100_cluster(2);

@@ -4,23 +4,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "config/hf_nodes.h"
 #include "config/map_reader.h"
 
 namespace trident {
 namespace {
-
-const YamlEntry* present(const YamlNode& config, const char* key) {
-  const YamlEntry* e = config.find(key);
-  return e != nullptr && !e->value->is_null() ? e : nullptr;
-}
-
-YamlNodePtr scalar_node(const std::string& text, const YamlMark& mark) {
-  auto node = std::make_shared<YamlNode>();
-  node->kind = YamlNode::Kind::kScalar;
-  node->scalar = text;
-  node->mark = mark;
-  return node;
-}
 
 YamlNodePtr list_node(const std::vector<std::string>& items, const YamlMark& mark) {
   auto list = std::make_shared<YamlNode>();

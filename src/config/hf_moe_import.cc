@@ -3,23 +3,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "config/hf_nodes.h"
 #include "config/map_reader.h"
 
 namespace trident {
 namespace {
-
-const YamlEntry* present(const YamlNode& config, const char* key) {
-  const YamlEntry* e = config.find(key);
-  return e != nullptr && !e->value->is_null() ? e : nullptr;
-}
-
-YamlNodePtr scalar_node(const std::string& text, const YamlMark& mark) {
-  auto node = std::make_shared<YamlNode>();
-  node->kind = YamlNode::Kind::kScalar;
-  node->scalar = text;
-  node->mark = mark;
-  return node;
-}
 
 // Copies config[from] to model[to], keeping its position and name.
 void copy(const YamlNode& config, const char* from, const char* to, YamlNode* model) {
