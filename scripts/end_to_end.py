@@ -190,6 +190,22 @@ def measured_step_s(row):
     return megatron_flops_per_step(row) / (row["measured_tflops_per_gpu"] * 1e12 * row["gpus"])
 
 
+def cuda_graph_settings(value):
+    """A row's `cuda_graph` ("transformer_engine: attn, moe_router", "external (TE): attn",
+    "local: full_iteration", false) as (plan.cuda_graph_impl, plan.cuda_graph_scope list);
+    (None, None) when not understood. Megatron-LM's --external-cuda-graph is the older name of
+    --cuda-graph-impl transformer_engine."""
+    if value is False or value == "none":
+        return "none", []
+    if not isinstance(value, str) or ":" not in value:
+        return None, None
+    impl, scope = (part.strip() for part in value.split(":", 1))
+    impl = {"external (TE)": "transformer_engine"}.get(impl, impl)
+    if impl not in ("local", "transformer_engine"):
+        return None, None
+    return impl, [w.strip() for w in scope.split(",") if w.strip()]
+
+
 def scenario_for(row):
     """Returns (scenario dict, settings applied from SET_FACTS) for a row."""
     def stated(v):
@@ -231,6 +247,15 @@ def scenario_for(row):
         plan["account_for_loss_in_pipeline_split"] = True
     elif layout:
         plan["pipeline_layout"] = layout  # not understood: dropped and listed
+    graphs = plan.pop("cuda_graph", None)
+    if graphs is not None:
+        impl, scope = cuda_graph_settings(graphs)
+        if impl is None:
+            plan["cuda_graph"] = graphs  # not understood: dropped and listed
+        else:
+            plan["cuda_graph_impl"] = impl
+            if scope:
+                plan["cuda_graph_scope"] = scope
     prec = plan.get("precision")
     if prec in PRECISION_ALIASES:
         plan["precision"], plan["fp8_recipe"] = PRECISION_ALIASES[prec]

@@ -157,25 +157,6 @@ TEST_CASE("stack: torchtitan's selective recompute reruns wk, wo and w3", "[stac
   CHECK(executed_flops(recompute) == wk + wo + w3);
 }
 
-TEST_CASE("stack: kernels wait for a host that launches slower than they run", "[stack]") {
-  std::vector<Op> ops(4);
-  ops[2].kind = OpKind::kTpCollective;  // launches no kernel: its time is kept
-  const double us = 1.0 / 1024 / 1024;  // about a microsecond, exact in binary
-  const std::vector<double> gpu = {1 * us, 1 * us, 0.5 * us, 1 * us};
-  // Issued at 2, 4 and 6: the first waits 2, the next ones 1 each.
-  const std::vector<double> times = host_bound_times(ops, gpu, 2 * us);
-  CHECK(times[0] == 3 * us);
-  CHECK(times[1] == 2 * us);
-  CHECK(times[2] == 0.5 * us);
-  CHECK(times[3] == 2 * us);
-  // Long kernels let the host run ahead: nothing waits after the first.
-  const std::vector<double> long_gpu = {10 * us, 1 * us, 0, 1 * us};
-  const std::vector<double> ahead = host_bound_times(ops, long_gpu, 2 * us);
-  CHECK(ahead[0] == 12 * us);
-  CHECK(ahead[1] == 1 * us);
-  CHECK(ahead[3] == 1 * us);
-}
-
 TEST_CASE("stack: torchtitan runs more memory-bound bytes and exposes TP backward collectives",
           "[stack]") {
   const Workload te = build_workload(llama8b("megatron-core"));

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "config/cuda_graph_checks.h"
 #include "config/fabric_checks.h"
 #include "config/pipeline_split.h"
 #include "config/stragglers.h"
@@ -370,6 +371,7 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
             " has no cluster.host.host_to_device_bandwidth and device_to_host_bandwidth");
   }
   recompute_module_issues(p, m, &issues);
+  cuda_graph_issues(p, m, &issues);
   if (p.fp8_attention && p.precision != Precision::kFp8) {
     add(&issues, {"plan.fp8_attention", "plan.precision"},
         std::string("fp8_attention needs precision fp8 (precision is ") +

@@ -116,6 +116,14 @@ const std::map<std::string, Arg>& known_args() {
       {"--moe-pad-expert-input-to-capacity",
        {Use::kPlan, true, "moe_pad_expert_input_to_capacity"}},
       {"--moe-shared-expert-overlap", {Use::kPlan, true, "moe_shared_expert_overlap"}},
+      {"--moe-expert-rank-capacity-factor", {Use::kPlan, false, "moe_expert_rank_capacity_factor"}},
+      {"--moe-paged-stash", {Use::kPlan, true, "moe_paged_stash"}},
+      // CUDA graphs: plan.cuda_graph_impl and plan.cuda_graph_scope (megatron_args.cc,
+      // cuda_graph_plan); --enable-cuda-graph and --external-cuda-graph are the older names
+      // of --cuda-graph-impl local and transformer_engine.
+      {"--cuda-graph-impl", {Use::kSpecial, false, ""}},
+      {"--enable-cuda-graph", {Use::kSpecial, true, ""}},
+      {"--external-cuda-graph", {Use::kSpecial, true, ""}},
       // Megatron's default is false (SequentialMLP); set after the loop for MoE models.
       {"--moe-grouped-gemm", {Use::kSpecial, true, ""}},
       {"--disable-bias-linear", {Use::kSpecial, true, ""}},

@@ -85,6 +85,37 @@ void fp8_scaling_knobs(const std::map<std::string, std::string>& given,
   }
 }
 
+// CUDA graphs (megatron/training/arguments.py; megatron/core/transformer/cuda_graph_config.py):
+// --cuda-graph-impl none | local | transformer_engine | full_iteration (the newer spelling of
+// local with scope full_iteration), the older --enable-cuda-graph (local) and
+// --external-cuda-graph (transformer_engine), and --cuda-graph-scope / --cuda-graph-modules.
+void cuda_graph_plan(const std::map<std::string, std::string>& given,
+                     std::map<std::string, std::string>* plan, std::vector<std::string>* refused) {
+  std::string impl;
+  if (given.count("--enable-cuda-graph")) impl = "local";
+  if (given.count("--external-cuda-graph")) impl = "transformer_engine";
+  std::string scope;
+  for (const char* key : {"--cuda-graph-scope", "--cuda-graph-modules"}) {
+    if (const auto it = given.find(key); it != given.end()) {
+      std::istringstream words(it->second);
+      for (std::string w; words >> w;) scope += (scope.empty() ? "" : ", ") + w;
+    }
+  }
+  if (const auto it = given.find("--cuda-graph-impl"); it != given.end()) {
+    impl = it->second;
+    if (impl == "full_iteration") {
+      impl = "local";
+      scope = "full_iteration";
+    } else if (impl != "none" && impl != "local" && impl != "transformer_engine") {
+      refused->push_back("--cuda-graph-impl " + excerpt(impl) +
+                         " (expected none, local, transformer_engine or full_iteration)");
+      return;
+    }
+  }
+  if (!impl.empty()) (*plan)["cuda_graph_impl"] = impl;
+  if (!scope.empty()) (*plan)["cuda_graph_scope"] = "[" + scope + "]";
+}
+
 }  // namespace
 
 MegatronScenario translate_megatron_args(const std::string& text, const std::string& label,
@@ -189,16 +220,12 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
       }
       return all;
     };
-    if (name.rfind("--cuda-graph", 0) == 0 || name == "--enable-cuda-graph" ||
-        name == "--external-cuda-graph") {
-      // CUDA graphs remove host launch gaps; trident times kernels as if the host kept ahead
-      // of the GPU. Some take several words (--cuda-graph-scope attn mlp).
-      const std::string words_of = all_values();
-      out.ignored.push_back(name + (words_of.empty() ? "" : " " + words_of) +
-                            " (trident models no host launch gaps for graphs to remove)");
+    if (name == "--cuda-graph-warmup-steps") {
+      out.ignored.push_back(name + " " + all_values() + " (warm-up steps before capture)");
       continue;
     }
-    if (name == "--recompute-modules" || name == "--offload-modules") {
+    if (name == "--recompute-modules" || name == "--offload-modules" ||
+        name == "--cuda-graph-scope" || name == "--cuda-graph-modules") {
       given[name] = all_values();
       if (value_word && !value_word->unresolved.empty()) {
         unknown_value(*value_word, name, "the value of " + name);
@@ -392,6 +419,7 @@ MegatronScenario translate_megatron_args(const std::string& text, const std::str
     out.ignored.push_back("--recompute-modules " + get("--recompute-modules") +
                           " (Megatron applies it only with --recompute-granularity selective)");
   }
+  cuda_graph_plan(given, &plan, &refused);
   fp8_scaling_knobs(given, &out.ignored, &refused);
   if (has("--fine-grained-activation-offloading") && has("--offload-modules")) {
     std::string list;

@@ -64,6 +64,20 @@ unsigned parse_recompute_module(const std::string& name) {
   return 0;
 }
 
+unsigned parse_cuda_graph_module(const std::string& name) {
+  static const std::pair<const char*, unsigned> kModules[] = {
+      {"attn", kGraphAttn},
+      {"mlp", kGraphMlp},
+      {"moe", kGraphMoe},
+      {"moe_router", kGraphMoeRouter},
+      {"moe_preprocess", kGraphMoePreprocess},
+      {"full_iteration", kGraphFullIteration}};
+  for (const auto& [n, bit] : kModules) {
+    if (name == n) return bit;
+  }
+  return 0;
+}
+
 unsigned parse_activation_offload(const std::string& name) {
   if (name == "expert_fc1") return kOffloadExpertFc1;
   if (name == "moe_act") return kOffloadMoeAct;

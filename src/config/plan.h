@@ -77,6 +77,23 @@ enum ActivationOffload : unsigned {
 };
 // Returns the bit of Megatron's offload module `name`, or 0 for one trident does not model.
 unsigned parse_activation_offload(const std::string& name);
+// Megatron-Core --cuda-graph-impl (megatron/core/transformer/cuda_graph_config.py): who
+// captures the graphs; kNone runs every kernel eagerly.
+enum class CudaGraphImpl { kNone, kLocal, kTransformerEngine };
+// Megatron-Core --cuda-graph-scope (--cuda-graph-modules; megatron/core/transformer/enums.py
+// CudaGraphScope, docs/user-guide/features/cuda_graph.md): the parts of a layer whose kernels
+// are replayed from a graph, forward and backward: bits of PlanSpec::cuda_graph_scope. An
+// op's own bit (Op::graph_module) says which part it belongs to.
+enum CudaGraphModule : unsigned {
+  kGraphAttn = 1u << 0,           // input norm, self-attention, its bias-dropout-add
+  kGraphMlp = 1u << 1,            // a dense layer's pre-MLP norm, MLP and bias-dropout-add
+  kGraphMoe = 1u << 2,            // a MoE layer's whole MLP (drop-and-pad only)
+  kGraphMoeRouter = 1u << 3,      // pre-MLP norm, router (and a shared expert not overlapped)
+  kGraphMoePreprocess = 1u << 4,  // MoELayer.preprocess: the permutation's metadata
+  kGraphFullIteration = 1u << 5,  // the whole forward-backward step (no eager kernel)
+};
+// Returns the bit of a --cuda-graph-scope value, or 0 for one trident does not model.
+unsigned parse_cuda_graph_module(const std::string& name);
 
 const char* schedule_name(ScheduleKind s);
 bool parse_schedule(const std::string& name, ScheduleKind* out);
@@ -201,6 +218,16 @@ struct PlanSpec {
   bool moe_grouped_gemm = true;
   // ActivationOffload bits: module inputs kept in host memory between forward and backward.
   unsigned activation_offload = 0;
+  // HybridEP's static per-rank receive budget (--moe-expert-rank-capacity-factor; 0: none):
+  // the dispatch sizes its output without asking the host, so no host-device sync.
+  double moe_expert_rank_capacity_factor = 0;
+  // --moe-paged-stash: MoE activations stashed in fixed pages (needs the rank budget).
+  bool moe_paged_stash = false;
+
+  // CUDA graphs: who captures them and which parts of each layer (CudaGraphModule bits; an
+  // empty scope with an impl: every part the layer has that can be captured).
+  CudaGraphImpl cuda_graph_impl = CudaGraphImpl::kNone;
+  unsigned cuda_graph_scope = 0;
 
   // The software stack that runs the plan (plan.stack; config/stack.h): Megatron-Core with
   // Transformer Engine unless a profile says otherwise.
@@ -235,6 +262,33 @@ struct PlanSpec {
   // gradients and shards their optimizer state (Megatron-Core's expert_data_parallel_size).
   int expert_data_parallel() const {
     return tensor * context * data / (expert_parallel * expert_tensor());
+  }
+  // Returns whether a MoE layer's forward blocks the host until the GPU has caught up before
+  // its dispatch (the token counts the dispatch sizes its outputs by go to the host): the
+  // alltoall dispatcher's d2h_event.synchronize at its cuda_sync_point and the allgather's
+  // .cpu() (megatron/core/transformer/moe/token_dispatcher.py), DeepEP's wait on its receive
+  // counter (csrc buffer.hpp) and HybridEP's blocking dispatch. Sync-free: drop-and-pad
+  // (moe_pad_expert_input_to_capacity with a capacity factor) for alltoall and HybridEP, and
+  // HybridEP with moe_expert_rank_capacity_factor. The backward reuses the forward's counts.
+  bool moe_dispatch_syncs() const {
+    const bool padded = moe_capacity_factor > 0 && moe_pad_to_capacity;
+    switch (moe_dispatcher) {
+      case MoeDispatcher::kAllGather:
+        return true;
+      case MoeDispatcher::kAllToAll:
+        return !padded;
+      case MoeDispatcher::kFlex:
+        return moe_flex_backend == MoeFlexBackend::kDeepEp ||
+               !(padded || moe_expert_rank_capacity_factor > 0);
+    }
+    return true;
+  }
+  // Returns the CudaGraphModule bits captured for a layer of this plan: cuda_graph_scope, or
+  // with an impl and an empty scope the whole layer (attn, mlp and moe; a dropless MoE layer
+  // is refused that by the checks); 0 without an impl.
+  unsigned cuda_graph_modules() const {
+    if (cuda_graph_impl == CudaGraphImpl::kNone) return 0;
+    return cuda_graph_scope != 0 ? cuda_graph_scope : kGraphAttn | kGraphMlp | kGraphMoe;
   }
 };
 

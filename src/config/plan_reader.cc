@@ -390,6 +390,22 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
     }
   });
   map.field([&] {
+    p.moe_expert_rank_capacity_factor = map.number("moe_expert_rank_capacity_factor").value_or(0);
+  });
+  map.field([&] { p.moe_paged_stash = *map.flag("moe_paged_stash"); });
+  map.field([&] {
+    const std::string impl = *map.text("cuda_graph_impl");
+    p.cuda_graph_impl = impl == "local"                ? CudaGraphImpl::kLocal
+                        : impl == "transformer_engine" ? CudaGraphImpl::kTransformerEngine
+                                                       : CudaGraphImpl::kNone;
+  });
+  map.field([&] {
+    if (!map.has("cuda_graph_scope")) return;
+    p.cuda_graph_scope = read_module_list(
+        map, "cuda_graph_scope", parse_cuda_graph_module,
+        {"attn", "mlp", "moe", "moe_router", "moe_preprocess", "full_iteration", "mamba"});
+  });
+  map.field([&] {
     if (!map.has("activation_offload")) return;
     p.activation_offload =
         read_module_list(map, "activation_offload", parse_activation_offload,

@@ -1173,6 +1173,36 @@ std::vector<SettingSection> build_sections() {
                           "accepts."),
                   "true"),
               "--no-overlap-p2p-communication (negated)"),
+           mg(number("moe_expert_rank_capacity_factor", 1, 1000,
+                     "HybridEP's static receive budget per EP rank, as a multiple of the "
+                     "balanced share (flex dispatcher, hybridep backend): the dispatch sizes "
+                     "its output without asking the host, so the forward has no host-device "
+                     "sync (docs/host-launch.md). Absent: none."),
+              "--moe-expert-rank-capacity-factor"),
+           mg(def(boolean("moe_paged_stash",
+                          "Stash MoE activations in fixed-size pages (Megatron-Core paged "
+                          "stash; needs hybridep and moe_expert_rank_capacity_factor). trident "
+                          "already keeps the routed tokens' activations at their real count, so "
+                          "it changes no memory figure; it makes the step sync-free."),
+                  "false"),
+              "--moe-paged-stash"),
+           mg(def(choice("cuda_graph_impl", {"none", "local", "transformer_engine"},
+                         "Who captures CUDA graphs (Megatron-Core --cuda-graph-impl): kernels "
+                         "inside a graph are replayed without the host launching each one "
+                         "(plan.stack.host_time_per_kernel; docs/host-launch.md)."),
+                  "none"),
+              "--cuda-graph-impl"),
+           mg(def(row("cuda_graph_scope", K::kList,
+                      "With cuda_graph_impl: the parts of each layer captured, forward and "
+                      "backward (Megatron-Core --cuda-graph-scope): attn (norm, attention, "
+                      "residual), mlp (a dense MLP), moe (a MoE MLP; needs "
+                      "moe_pad_expert_input_to_capacity), moe_router (pre-MLP norm, router), "
+                      "moe_preprocess (the permutation metadata; needs moe_router), "
+                      "full_iteration (the whole step; with MoE a sync-free dispatch). Empty: "
+                      "every part the layer has (attn and mlp, or attn, moe_router and "
+                      "moe_preprocess)."),
+                  "[]"),
+              "--cuda-graph-scope"),
            def(row("activation_offload", K::kList,
                    "Megatron-Core fine-grained activation offloading (offload_modules): the "
                    "saved inputs of these modules go to host memory after their forward and "

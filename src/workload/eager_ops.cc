@@ -122,21 +122,4 @@ std::vector<Op> alternate_matmul_recompute(const std::vector<Op>& forward, const
   return out;
 }
 
-std::vector<double> host_bound_times(const std::vector<Op>& ops, const std::vector<double>& gpu_s,
-                                     double host_s) {
-  std::vector<double> out = gpu_s;
-  if (host_s <= 0) return out;
-  double issued = 0, done = 0;  // when the host issued the last kernel; when the GPU ran it
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const OpKind kind = ops[i].kind;
-    if (kind != OpKind::kGemm && kind != OpKind::kMemory && kind != OpKind::kAttention) continue;
-    if (gpu_s[i] <= 0) continue;
-    issued += host_s;
-    const double wait = std::max(0.0, issued - done);
-    out[i] = gpu_s[i] + wait;
-    done += out[i];
-  }
-  return out;
-}
-
 }  // namespace trident

@@ -26,14 +26,6 @@ std::vector<Op> eager_ops(const std::vector<Op>& ops, const LayerDims& d, bool r
 // attention's output is saved. Returns those ops of `forward` (a layer's forward op list).
 std::vector<Op> alternate_matmul_recompute(const std::vector<Op>& forward, const LayerDims& d);
 
-// Returns the kernel times of `ops` (`gpu_s[i]` the GPU time of ops[i]) when the host needs
-// `host_s` to launch each kernel and the GPU runs them in order: kernel k starts when the
-// host has issued it and the GPU has finished kernel k-1; the host and GPU start together.
-// Ops that launch no kernel (collectives, transfers) keep their time. Each returned time is the
-// GPU time plus the wait before it.
-std::vector<double> host_bound_times(const std::vector<Op>& ops, const std::vector<double>& gpu_s,
-                                     double host_s);
-
 }  // namespace trident
 
 #endif  // TRIDENT_WORKLOAD_EAGER_OPS_H_

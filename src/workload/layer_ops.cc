@@ -57,6 +57,12 @@ void add(std::vector<Op>* ops, Op op) { ops->push_back(std::move(op)); }
 
 }  // namespace
 
+void tag_graph_module(std::vector<Op>* ops, size_t from, unsigned module) {
+  for (size_t i = from; i < ops->size(); ++i) {
+    if ((*ops)[i].graph_module == 0) (*ops)[i].graph_module = module;
+  }
+}
+
 double Op::flops() const {
   if (kind == OpKind::kGemm) return gemm.flops();
   if (kind == OpKind::kAttention) return attention.flops(backward);
@@ -174,6 +180,7 @@ LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan, GpuArchi
     d.flex = plan.moe_dispatcher == MoeDispatcher::kFlex;
     d.shared_overlap = plan.moe_shared_expert_overlap;
     d.grouped_gemm = plan.moe_grouped_gemm;
+    d.dispatch_sync = plan.moe_dispatch_syncs();
   }
   return d;
 }
@@ -268,12 +275,17 @@ std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe) {
   add(&ops, sp ? ub(tp_collective("tp_rs_attn", CollectiveOp::kReduceScatter, bsh * e), kPipe)
                : all_reduce("tp_ar_attn", bsh * e));
   add(&ops, memory(d.hidden_dropout ? "dropout_residual1" : "residual1", residual_bytes));
+  // Megatron-Core TransformerLayer._forward_attention (norm, attention, bias-dropout-add), then
+  // _forward_mlp: the parts --cuda-graph-scope names (transformer_layer.py).
+  tag_graph_module(&ops, 0, kGraphAttn);
+  const size_t mlp_from = ops.size();
   add(&ops, memory("ln2", 2 * local * e));
   if (sp) {
     const Op ag = tp_collective("tp_ag_mlp", CollectiveOp::kAllGather, bsh * e);
     add(&ops, moe ? ag : ub(ag, kRing));
   }
   if (moe) {
+    tag_graph_module(&ops, mlp_from, kGraphMoeRouter);  // the pre-MLP norm goes with the router
     add_moe_mlp_forward(d, &ops);
   } else {
     add_cast(&ops, d, "fp8_cast_fc1", bsh);
@@ -285,6 +297,7 @@ std::vector<Op> layer_forward_ops(const LayerDims& d, bool moe) {
   const Op rs_mlp = tp_collective("tp_rs_mlp", CollectiveOp::kReduceScatter, bsh * e);
   add(&ops, sp ? (moe ? rs_mlp : ub(rs_mlp, kPipe)) : all_reduce("tp_ar_mlp", bsh * e));
   add(&ops, memory(d.hidden_dropout ? "dropout_residual2" : "residual2", residual_bytes));
+  tag_graph_module(&ops, mlp_from, moe ? kGraphMoe : kGraphMlp);
   return ops;
 }
 
@@ -315,7 +328,9 @@ std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe) {
   if (moe) {
     add_moe_mlp_backward(d, &ops);
     add(&ops, input_grad("tp_ar_mlp_bwd", "tp_rs_mlp_bwd"));
-    add(&ops, linear("router_wgrad", d.h, d.experts, tokens));
+    Op router_wgrad = linear("router_wgrad", d.h, d.experts, tokens);
+    router_wgrad.graph_module = kGraphMoeRouter;
+    add(&ops, router_wgrad);
   } else {
     add_cast(&ops, d, "fp8_cast_fc2_grad", bsh);
     add(&ops, linear("fc2_dgrad", tokens, d.f / d.t, d.h));
@@ -326,7 +341,11 @@ std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe) {
     add(&ops, input_grad("tp_ar_mlp_bwd", "tp_rs_mlp_bwd"));
     add(&ops, linear("fc1_wgrad", d.h, mlp_in, tokens));
   }
-  add(&ops, memory("ln2_bwd", 4 * local * e));
+  Op ln2_bwd = memory("ln2_bwd", 4 * local * e);
+  ln2_bwd.graph_module = moe ? kGraphMoeRouter : kGraphMlp;
+  add(&ops, ln2_bwd);
+  tag_graph_module(&ops, 0, moe ? kGraphMoe : kGraphMlp);
+  const size_t attn_from = ops.size();
   if (d.hidden_dropout) add(&ops, memory("dropout_residual1_bwd", local * (2 * e + 1)));
   if (sp) add(&ops, ub(tp_collective("tp_ag_attn_bwd", CollectiveOp::kAllGather, bsh * e), kRing));
   add_cast(&ops, d, "fp8_cast_proj_grad", bsh);
@@ -357,6 +376,7 @@ std::vector<Op> layer_backward_ops(const LayerDims& d, bool moe) {
     add(&ops, linear("qkv_wgrad", d.h, qkv_out, tokens));
   }
   add(&ops, memory("ln1_bwd", 4 * local * e));
+  tag_graph_module(&ops, attn_from, kGraphAttn);
   return ops;
 }
 

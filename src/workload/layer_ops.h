@@ -68,6 +68,13 @@ struct Op {
   // Model FLOPs per executed FLOP: the expert GEMMs run at the busiest rank's load, but the
   // model's FLOPs are the balanced ones (1 / expert_load).
   double model_flops_scale = 1;
+  // Host launch (workload/host_launch.h). `launches`: kernels the host issues for the op (a
+  // grouped or sequential expert GEMM: one per local expert). `graph_module`: the
+  // CudaGraphModule part of the layer the op belongs to (0: outside every layer part, as the
+  // embedding and the loss). `host_sync`: the host waits for the GPU before issuing it.
+  int launches = 1;
+  unsigned graph_module = 0;
+  bool host_sync = false;
 
   // FLOPs the kernel runs (GEMMs and attention; 0 for others).
   double flops() const;
@@ -119,8 +126,12 @@ struct LayerDims {
   bool alltoall = false;   // moe_token_dispatcher_type alltoall (else allgather)
   bool flex = false;       // moe_token_dispatcher_type flex (DeepEP; engine/flex_dispatch.h)
   bool shared_overlap = false;
-  bool grouped_gemm = true;  // plan.moe_grouped_gemm: the experts' GEMMs as one grouped kernel
+  bool grouped_gemm = true;    // plan.moe_grouped_gemm: the experts' GEMMs as one grouped kernel
+  bool dispatch_sync = false;  // PlanSpec::moe_dispatch_syncs: the forward's host-device sync
 };
+
+// Sets Op::graph_module of ops[from..] that have none to `module` (a CudaGraphModule bit).
+void tag_graph_module(std::vector<Op>* ops, size_t from, unsigned module);
 
 // `arch` resolves attention_backend auto and the FP8 cast layout.
 LayerDims make_layer_dims(const ModelSpec& model, const PlanSpec& plan,

@@ -1,6 +1,7 @@
 #include "workload/moe_ops.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "workload/stage_work.h"
 
@@ -40,6 +41,11 @@ Op expert_gemm(const LayerDims& d, const char* name, double m, double n, double 
   Op op = gemm_op(name, m, n, k, batch);
   op.grouped = d.grouped_gemm;
   op.sequential = !d.grouped_gemm;
+  // Transformer Engine's GroupedLinear issues one cuBLAS GEMM per local expert, spread over
+  // its math streams (te_general_grouped_gemm, transformer_engine/pytorch/csrc/extensions/
+  // gemm.cpp), after a Python loop over them (module/grouped_linear.py); SequentialMLP runs
+  // one expert module after another.
+  op.launches = std::max(1, static_cast<int>(std::lround(batch)));
   op.model_flops_scale = 1 / d.expert_load;
   return op;
 }
@@ -178,30 +184,46 @@ double moe_dispatch_buffer_bytes(const ModelSpec& m, const PlanSpec& p) {
 void add_moe_mlp_forward(const LayerDims& d, std::vector<Op>* ops) {
   const MoeSizes z = sizes(d);
   const double h = d.h, e = z.e, f = d.f_moe / d.etp;
+  // --cuda-graph-scope moe_router: the router (and a shared expert not overlapped);
+  // moe_preprocess: MoELayer.preprocess, the permutation (transformer_layer.py:1235-1261).
+  const size_t from = ops->size();
   Op router = gemm_op("router", z.tokens, d.experts, h);
   router.linear = false;  // Megatron-Core keeps the router out of FP8
   ops->push_back(router);
   ops->push_back(memory_op("router_topk", 2 * z.tokens * d.experts * 4));
+  tag_graph_module(ops, from, kGraphMoeRouter);
   ops->push_back(memory_op("permute", 2 * z.routed / d.t * h * e));
+  tag_graph_module(ops, from, kGraphMoePreprocess);
   const int overlap = shared_ops(d, false);
+  const size_t dispatch_at = ops->size();
   add_dispatch(d, z, false, ops, overlap);
+  // The host waits for the token counts before the dispatch (or, without one, before the
+  // experts): PlanSpec::moe_dispatch_syncs.
+  const bool dispatched = ops->size() > dispatch_at;
+  if (dispatched) (*ops)[dispatch_at].host_sync = d.dispatch_sync;
   if (overlap > 0) add_shared_forward(d, z, ops);
   add_tp_routed(d, z, CollectiveOp::kAllGather, "tp_ag_experts", ops);
   ops->push_back(expert_gemm(d, "experts_fc1", z.m, z.gated * f, h, z.local_experts));
+  if (!dispatched) ops->back().host_sync = d.dispatch_sync;
   ops->push_back(memory_op(d.swiglu ? "experts_swiglu" : "experts_gelu",
                            (z.gated + 1) * z.m * z.local_experts * f * e));
   ops->push_back(expert_gemm(d, "experts_fc2", z.m, h, f, z.local_experts));
   add_tp_routed(d, z, CollectiveOp::kReduceScatter, "tp_rs_experts", ops);
   add_dispatch(d, z, true, ops, 0);
   ops->push_back(memory_op("unpermute", 2 * z.routed / d.t * h * e));
+  tag_graph_module(ops, from, kGraphMoe);
+  const size_t shared_from = ops->size();
   if (overlap == 0) add_shared_forward(d, z, ops);
+  tag_graph_module(ops, shared_from, kGraphMoeRouter);
 }
 
 void add_moe_mlp_backward(const LayerDims& d, std::vector<Op>* ops) {
   const MoeSizes z = sizes(d);
   const double h = d.h, e = z.e, f = d.f_moe / d.etp;
   const int overlap = shared_ops(d, true);
+  const size_t from = ops->size();
   if (overlap == 0) add_shared_backward(d, z, ops);
+  tag_graph_module(ops, from, kGraphMoeRouter);
   ops->push_back(memory_op("unpermute_bwd", 2 * z.routed / d.t * h * e));
   // The gradients travel to the experts as the tokens did: the busiest rank receives most.
   add_dispatch(d, z, false, ops, overlap);
@@ -215,11 +237,14 @@ void add_moe_mlp_backward(const LayerDims& d, std::vector<Op>* ops) {
   ops->push_back(expert_gemm(d, "experts_fc1_wgrad", h, z.gated * f, z.m, z.local_experts));
   add_tp_routed(d, z, CollectiveOp::kReduceScatter, "tp_rs_experts_bwd", ops);
   add_dispatch(d, z, true, ops, 0);
+  tag_graph_module(ops, from, kGraphMoe);
   ops->push_back(memory_op("permute_bwd", 2 * z.routed / d.t * h * e));
+  tag_graph_module(ops, from, kGraphMoePreprocess);
   ops->push_back(memory_op("router_topk_bwd", 3 * z.tokens * d.experts * 4));
   Op router = gemm_op("router_dgrad", z.tokens, h, d.experts);
   router.linear = false;
   ops->push_back(router);
+  tag_graph_module(ops, from, kGraphMoeRouter);
 }
 
 // Down-projections (h -> q_lora, h -> kv_lora + rope) are replicated over TP; the

@@ -11,6 +11,7 @@
 #include "workload/compute_model.h"
 #include "workload/cp_attention.h"
 #include "workload/eager_ops.h"
+#include "workload/host_launch.h"
 #include "workload/layer_ops.h"
 #include "workload/local_attention.h"
 #include "workload/moe_model.h"
@@ -78,7 +79,7 @@ struct Timing {
   // plan.stack: whether a backward TP collective runs beside the next weight-gradient GEMM, and
   // the host's launch time per kernel (the repeated op lists wait for it).
   bool tp_grad_overlap = true;
-  double host_s = 0;
+  HostLaunch host;
   // The per-layer op lists every layer repeats, with their times computed once (op_time
   // reads them instead of timing the same op again per layer).
   std::vector<std::pair<const std::vector<Op>*, std::vector<double>>> timed;
@@ -96,7 +97,7 @@ Precision op_precision(const Op& op, const Timing& tm) {
 void time_once(const std::vector<Op>& ops, Timing* tm) {
   std::vector<double> times;
   for (const Op& op : ops) times.push_back(op_time(op, *tm));
-  if (tm->host_s > 0) times = host_bound_times(ops, times, tm->host_s);
+  if (tm->host.active()) times = host_bound_times(ops, times, tm->host);
   tm->timed.emplace_back(&ops, std::move(times));
 }
 
@@ -108,7 +109,7 @@ Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims
            plan.tp_comm_overlap,
            GpuArchitecture::kUnspecified,
            plan.stack.tp_grad_overlap,
-           plan.stack.host_time_per_kernel_s,
+           host_launch(plan),
            {}};
   if (plan.precision == Precision::kFp8 || plan.precision == Precision::kFp4) {
     // NVFP4 leaves attention in BF16 (TE's NVFP4BlockScaling: fp8_dpa = False).
