@@ -1,25 +1,32 @@
 #!/usr/bin/env python3
 """Fits the compute model's in-step throughput (`gpu.efficiency.in_training`, one value per
-GPU x precision) on the published end-to-end runs (tests/data/end_to_end/calibration.jsonl),
-all rows of a GPU and precision at once, and reports every residual and a leave-one-set-out
-check in docs/calibration.md ("End-to-end fit").
+GPU x precision) and Megatron-Core's host launch time (`host_time_per_kernel` of
+configs/stacks/megatron-core.yaml, one value for the stack) on the published end-to-end runs
+(tests/data/end_to_end/calibration.jsonl), all rows at once, and reports every residual and a
+leave-one-set-out check in docs/calibration.md ("End-to-end fit").
 
 usage: scripts/fit_end_to_end.py [--binary build/trident] [--jobs N] [--dry-run]
+                                 [--before FILE]
 
-How: each dense run is simulated (scripts/end_to_end.py: the settings its source states) at a
-grid of in_training values; a run's step is interpolated between grid points in 1 / in_training
-(compute time scales with it, communication does not); the value minimising the mean squared
-log error, each set weighted equally, is kept, written to scripts/data/end_to_end_fit.json, and
-scripts/fit_compute_model.py writes it into the GPU files. 16-bit first (its rows run 16-bit
-throughout), then FP8 with the 16-bit value fixed (FP8 runs keep attention in 16 bits).
-Mixture-of-experts rows are simulated at the fitted values and reported as a check, never
-fitted: they state settings trident does not simulate yet (listed as dropped).
-Leave-one-set-out: the fit repeated without a set, and that set predicted.
+How: first the host time, on the mixture-of-experts runs (the ones it moves: their many short
+kernels and the host-device sync at each dispatch, docs/host-launch.md), each simulated at a
+grid of host times (HOST_GRID) with in_training as the GPU files hold it; a run's step is
+interpolated linearly between grid points. Then in_training on the dense runs with that host
+time: each run simulated at a grid of in_training values; a run's step is interpolated
+between grid points in 1 / in_training (compute time scales with it, communication does not).
+Each value minimises the mean squared log error, each set weighted equally; they are written
+to scripts/data/end_to_end_fit.json, scripts/fit_compute_model.py writes in_training into the
+GPU files and this script the host time into the stack profile (the built-in default,
+config/stack.h kMegatronCoreHostTimePerKernel, must then be set to it: tests/test_stack.cc
+checks the two agree). 16-bit first (its rows run 16-bit throughout), then FP8 with the 16-bit
+value fixed (FP8 runs keep attention in 16 bits). Leave-one-set-out: each fit repeated
+without a set, and that set predicted.
 """
 import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -33,6 +40,9 @@ DOC = os.path.join(ROOT, "docs", "calibration.md")
 BEGIN = "<!-- end-to-end-fit: begin (written by scripts/fit_end_to_end.py; do not edit) -->"
 END = "<!-- end-to-end-fit: end -->"
 GRID = [0.70, 0.78, 0.86, 0.94, 1.0]
+# Megatron-Core's host time per kernel launch, us (plan.stack.host_time_per_kernel).
+HOST_GRID = [0, 20, 30, 40, 50, 70]
+STACK_FILE = os.path.join(ROOT, "configs", "stacks", "megatron-core.yaml")
 # Shipped cluster -> (key of scripts/fit_compute_model.py's GPUS, GPU file name).
 CLUSTER_GPU = {"dgx-h100": ("h100", "H100-SXM5-80GB"), "hgx-h200": ("h200", "H200-SXM-141GB"),
                "hgx-b200": ("b200", "B200"), "gb200-nvl72": ("gb200", "GB200")}
@@ -71,14 +81,79 @@ def best(rows):
     return min(xs, key=lambda x: loss(rows, x))
 
 
-def simulate_grid(rows, precision, fixed, binary, jobs):
+def end_to_end_current():
+    """The in_training knobs of the last fit (scripts/data/end_to_end_fit.json), the H100's."""
+    try:
+        with open(FIT_FILE) as f:
+            h100 = json.load(f)["in_training"]["h100"]
+    except (OSError, KeyError, ValueError):
+        return {}
+    return {knob(p): v for p, v in sorted(h100.items())}
+
+
+def simulate_grid(rows, precision, fixed, binary, jobs, extra=()):
     """Adds r['grid'] (steps at each GRID value) to each row."""
     for g in GRID:
-        sets = [f"{k}={v}" for k, v in fixed.items()] + [f"{knob(precision)}={g}"]
+        sets = [f"{k}={v}" for k, v in fixed.items()] + [f"{knob(precision)}={g}"] + list(extra)
         res = {(r["set"], r["id"]): r for r in
                end_to_end.run_all(binary, sorted({r["set"] for r in rows}), jobs, sets)}
         for r in rows:
             r.setdefault("grid", []).append(res[(r["set"], r["id"])]["predicted_s"])
+
+
+def host_loss(rows, x):
+    """As loss(), for rows simulated on HOST_GRID (piecewise linear in the host time)."""
+    by_set = {}
+    for r in rows:
+        by_set.setdefault(r["set"], []).append(
+            math.log(host_interpolate(r["grid"], x) / r["measured_s"]) ** 2)
+    return sum(sum(v) / len(v) for v in by_set.values()) / len(by_set)
+
+
+def host_interpolate(grid_steps, x):
+    for (x0, s0), (x1, s1) in zip(zip(HOST_GRID, grid_steps),
+                                  zip(HOST_GRID[1:], grid_steps[1:])):
+        if x <= x1:
+            return s0 + (s1 - s0) * (x - x0) / (x1 - x0)
+    return grid_steps[-1]
+
+
+def host_best(rows):
+    xs = [0.5 * i for i in range(int(2 * HOST_GRID[-1]) + 1)]  # 0 .. max, every 0.5 us
+    return min(xs, key=lambda x: host_loss(rows, x))
+
+
+def fit_host(binary, jobs, fixed):
+    """Fits Megatron-Core's host_time_per_kernel (us) on the MoE runs at the in_training values
+    `fixed`; returns (value, rows with their grid, leave-one-set-out {set: (x, mean, max)})."""
+    rows = None
+    for g in HOST_GRID:
+        sets = [f"{k}={v}" for k, v in fixed.items()] + [
+            "plan.stack=megatron-core", f"plan.stack.host_time_per_kernel={g}us"]
+        res = end_to_end.run_all(binary, sorted(MOE_SETS), jobs, sets)
+        if rows is None:
+            rows = [dict(set=r["set"], id=r["id"], measured_s=r["measured_s"], grid=[])
+                    for r in res if "predicted_s" in r]
+        by_id = {(r["set"], r["id"]): r for r in res}
+        for r in rows:
+            r["grid"].append(by_id[(r["set"], r["id"])]["predicted_s"])
+    x = host_best(rows)
+    loso = {}
+    for s in sorted({r["set"] for r in rows}):
+        others = [r for r in rows if r["set"] != s]
+        xo = host_best(others)
+        held = [100 * (host_interpolate(r["grid"], xo) / r["measured_s"] - 1)
+                for r in rows if r["set"] == s]
+        loso[s] = (xo, sum(map(abs, held)) / len(held), max(map(abs, held)))
+    return x, rows, loso
+
+
+def write_stack_host(us):
+    """Writes the fitted host time into configs/stacks/megatron-core.yaml."""
+    text = open(STACK_FILE).read()
+    text = re.sub(r"(?m)^host_time_per_kernel: .*$", f"host_time_per_kernel: {us:g} us", text)
+    with open(STACK_FILE, "w") as f:
+        f.write(text)
 
 
 def main():
@@ -86,11 +161,28 @@ def main():
     ap.add_argument("--binary", default=os.path.join(ROOT, "build", "trident"))
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--dry-run", action="store_true", help="print, write nothing")
+    ap.add_argument("--before", help="end_to_end.py --format json output to show as 'before' "
+                    "(default: every GPU and precision at the assumed in_training)")
     args = ap.parse_args()
 
-    # Before: every GPU and precision at the assumed ratio, as without an end-to-end fit.
-    base = end_to_end.run_all(args.binary, [], args.jobs,
-                              [f"{knob(p)}={ASSUMED}" for p in ("bf16", "fp8")])
+    if args.before:
+        with open(args.before) as f:
+            base = json.load(f)
+        before_label = "main before this fit"
+    else:
+        # Before: every GPU and precision at the assumed ratio, as without an end-to-end fit.
+        base = end_to_end.run_all(args.binary, [], args.jobs,
+                                  [f"{knob(p)}={ASSUMED}" for p in ("bf16", "fp8")] +
+                                  ["plan.stack=megatron-core",
+                                   "plan.stack.host_time_per_kernel=0us"])
+        before_label = f"in_training {ASSUMED}, the ratio assumed before any fit, no host time"
+    # Megatron-Core's host time first, on the MoE runs (the ones it moves), at the in_training
+    # the GPU files hold; then in_training on the dense runs with that host time.
+    current = end_to_end_current()
+    host_us, host_rows, host_loso = fit_host(args.binary, args.jobs, current)
+    print(f"megatron-core host_time_per_kernel {host_us:g} us on {len(host_rows)} MoE runs",
+          file=sys.stderr)
+    host_sets = ["plan.stack=megatron-core", f"plan.stack.host_time_per_kernel={host_us:g}us"]
     fits, loso = {}, {}
     groups = {}
     for r in base:
@@ -101,7 +193,7 @@ def main():
     for (gpu, precision) in sorted(groups, key=lambda k: (k[0], k[1] != "bf16")):
         rows = [dict(set=r["set"], id=r["id"], measured_s=r["measured_s"])
                 for r in groups[(gpu, precision)]]
-        simulate_grid(rows, precision, fixed, args.binary, args.jobs)
+        simulate_grid(rows, precision, fixed, args.binary, args.jobs, host_sets)
         x = best(rows)
         fits.setdefault(gpu, {})[precision] = round(x, 3)
         if precision == "bf16":
@@ -120,16 +212,20 @@ def main():
         if like in fits:
             fits[gpu] = dict(fits[like])
     if args.dry_run:
-        print(json.dumps(fits, indent=1))
+        print(json.dumps({"in_training": fits, "host_time_per_kernel_us": host_us}, indent=1))
         return
     os.makedirs(os.path.dirname(FIT_FILE), exist_ok=True)
     with open(FIT_FILE, "w") as f:
-        json.dump({"in_training": fits}, f, indent=1, sort_keys=True)
+        json.dump({"in_training": fits, "host_time_per_kernel_us": {"megatron-core": host_us}},
+                  f, indent=1, sort_keys=True)
         f.write("\n")
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "fit_compute_model.py")],
                    check=True, stdout=subprocess.DEVNULL)
-    after = end_to_end.run_all(args.binary, [], args.jobs)
-    write_doc(base, after, fits, loso)
+    write_stack_host(host_us)
+    # After: as shipped (the GPU files and the stack profile now hold the fit; the binary's
+    # built-in default stack must be rebuilt to match: tests/test_stack.cc checks it).
+    after = end_to_end.run_all(args.binary, [], args.jobs, host_sets)
+    write_doc(base, after, fits, loso, before_label, host_us, host_loso)
 
 
 def fmt_row(b, a):
@@ -140,8 +236,18 @@ def fmt_row(b, a):
             f"{a['error_pct']:+.1f} % | {fits} ({a['margin_gib']:+.1f})")
 
 
-def write_doc(base, after, fits, loso):
+def write_doc(base, after, fits, loso, before_label, host_us, host_loso):
     out = [BEGIN, ""]
+    out.append(f"Fitted Megatron-Core `host_time_per_kernel` (plan.stack; the host's time to "
+               f"launch one kernel, docs/host-launch.md): **{host_us:g} us**, on the "
+               f"{sum(1 for r in after if r['set'] in MOE_SETS and 'error_pct' in r)} MoE "
+               f"runs (grid {', '.join(f'{g:g}' for g in HOST_GRID)} us). Leave-one-set-out:")
+    out.append("")
+    out.append("| left out | host time fitted without it | its mean / max error then |")
+    out.append("|---|---|---|")
+    for s_, (xo, mean, mx) in sorted(host_loso.items()):
+        out.append(f"| {s_} | {xo:g} us | {mean:.1f} % / {mx:.1f} % |")
+    out.append("")
     out.append("Fitted `in_training` (fraction of the isolated-kernel throughput that tensor-core "
                "kernels sustain inside a step), per GPU and precision:")
     out.append("")
@@ -154,8 +260,9 @@ def write_doc(base, after, fits, loso):
             runs = f"{n}" if gpu not in SAME_AS else f"{n} (the {SAME_AS[gpu]}'s value)"
             out.append(f"| {gpu} | {p} | {fits[gpu][p]:.3f} | {runs} |")
     out.append("")
-    out.append("Per set (mean and max absolute step-time error after the fit; MoE sets are "
-               "checks, not fitted; runs that do not fit in memory by trident's verdict):")
+    out.append("Per set (mean and max absolute step-time error after the fit; the MoE sets "
+               "fit the host time, the dense sets in_training; runs that do not fit in memory by "
+               "trident's verdict):")
     out.append("")
     out.append("| set | runs | mean error | max error | called \"does not fit\" | "
                "leave-one-set-out in_training | held-out mean / max |")
@@ -176,9 +283,8 @@ def write_doc(base, after, fits, loso):
         extra = f" (+{refused} refused)" if refused else ""
         out.append(f"| {s} | {len(rs)}{extra} | {mean} | {mx} | {nofit} | {lo_text} |")
     out.append("")
-    out.append(f"Every run (step seconds; before: in_training {ASSUMED}, the ratio assumed before "
-               "this fit, for every GPU and precision; after: fitted; memory verdict after, "
-               "margin in GiB):")
+    out.append(f"Every run (step seconds; before: {before_label}; after: fitted; memory "
+               "verdict after, margin in GiB):")
     out.append("")
     out.append("| set | run | GPUs | measured | before | after | error | fits | "
                "settings trident does not simulate yet |")

@@ -8,9 +8,17 @@
 #include <stdexcept>
 
 #include "config/limits.h"
+#include "config/stack.h"
 
 namespace trident {
 namespace {
+
+// A time in seconds as the settings table writes a default ("31 us").
+std::string microseconds_text(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g us", seconds * 1e6);
+  return buf;
+}
 
 // Lower limits of quantities: far below any part of that kind, far above rounding noise.
 constexpr double kMinLinkBandwidth = 1e6;    // 1 MB/s
@@ -1238,8 +1246,10 @@ std::vector<SettingSection> build_sections() {
                "te"),
            def(quantity("host_time_per_kernel", D::kTime, 0, limits::kMaxLatency,
                         "CPU time to launch one kernel (eager PyTorch dispatch); the GPU waits "
-                        "when the host falls behind its queue. 0: never host-bound."),
-               "0 s"),
+                        "when the host falls behind its queue (docs/host-launch.md). 0: never "
+                        "host-bound. The default is Megatron-Core's, fitted "
+                        "(docs/calibration.md)."),
+               microseconds_text(kMegatronCoreHostTimePerKernel)),
            def(boolean("tp_grad_overlap",
                        "The input-gradient TP collective runs beside the weight-gradient GEMM "
                        "(Megatron's backward); false: it is exposed."),

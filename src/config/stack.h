@@ -36,6 +36,10 @@ const char* elementwise_kernels_name(ElementwiseKernels e);
 const char* stack_attention_name(StackAttention a);
 const char* selective_recompute_name(SelectiveRecompute s);
 
+// Megatron-Core's host time per kernel launch: fitted on the published runs
+// (scripts/fit_end_to_end.py, docs/calibration.md) and stated in configs/stacks/megatron-core.yaml.
+constexpr double kMegatronCoreHostTimePerKernel = 0;
+
 struct StackSpec {
   std::string name = "megatron-core";
   std::string description;
@@ -43,7 +47,7 @@ struct StackSpec {
   StackAttention attention = StackAttention::kTransformerEngine;
   // CPU time to dispatch one kernel: the GPU waits when the host falls behind (a queue, not a
   // floor per kernel: long GEMMs let the host run ahead). 0: never host-bound.
-  double host_time_per_kernel_s = 0;
+  double host_time_per_kernel_s = kMegatronCoreHostTimePerKernel;
   // The input-gradient TP collective runs beside the next weight-gradient GEMM (Megatron's
   // backward order); false: the weight gradient is computed with the input gradient, before
   // the collective, which is then exposed.
