@@ -84,8 +84,8 @@ Timeline synthetic_timeline(const Scenario& sc, const Workload& w) {
 }  // namespace
 
 TEST_CASE("op classes: every op kind has its class and a stable name", "[explain]") {
-  const char* names[] = {"gemm",   "grouped_gemm", "attention",
-                         "memory", "optimizer",    "kernel_overhead"};
+  const char* names[] = {"gemm",      "grouped_gemm",    "attention", "memory",
+                         "optimizer", "kernel_overhead", "host_wait"};
   for (int i = 0; i < kOpClassCount; ++i) {
     CHECK(std::string(op_class_name(static_cast<OpClass>(i))) == names[i]);
   }

@@ -156,13 +156,22 @@ TEST_CASE("recompute modules and CUDA graphs: the modules become plan.recompute_
       "line.sh", "dgx-h100");
   CHECK_THAT(t.yaml, Catch::Contains("recompute: selective\n"));
   CHECK_THAT(t.yaml, Catch::Contains("recompute_modules: [core_attn]\n"));
-  bool graphs = false;
-  for (const std::string& i : t.ignored)
-    graphs =
-        graphs ||
-        i ==
-            "--cuda-graph-scope attn mlp (trident models no host launch gaps for graphs to remove)";
-  CHECK(graphs);
+  // CUDA graphs become plan.cuda_graph_impl and cuda_graph_scope (workload/host_launch.h).
+  CHECK_THAT(t.yaml, Catch::Contains("cuda_graph_impl: transformer_engine\n"));
+  CHECK_THAT(t.yaml, Catch::Contains("cuda_graph_scope: [attn, mlp]\n"));
+  const Scenario graphed = load_scenario_text(t.yaml, "line.sh", {});
+  CHECK(graphed.plan.cuda_graph_impl == CudaGraphImpl::kTransformerEngine);
+  CHECK(graphed.plan.cuda_graph_scope == (kGraphAttn | kGraphMlp));
+  // The older flags, and full_iteration as an impl.
+  CHECK_THAT(
+      translate_megatron_args(std::string(kMinimal) + "--enable-cuda-graph", "line.sh", "dgx-h100")
+          .yaml,
+      Catch::Contains("cuda_graph_impl: local\n"));
+  const MegatronScenario whole = translate_megatron_args(
+      std::string(kMinimal) + "--cuda-graph-impl full_iteration", "line.sh", "dgx-h100");
+  CHECK_THAT(whole.yaml, Catch::Contains("cuda_graph_scope: [full_iteration]\n"));
+  CHECK_THAT(translate_error(std::string(kMinimal) + "--cuda-graph-impl sometimes"),
+             Catch::Contains("--cuda-graph-impl sometimes (expected none, local"));
   const MegatronScenario more = translate_megatron_args(
       "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
           "--recompute-granularity selective --recompute-modules core_attn mlp layernorm "

@@ -41,7 +41,7 @@ Explain make_explain(const Workload& w, const std::vector<StageReport>& stages) 
     x.seconds = t.seconds;
     x.flops = t.flops;
     x.bytes = t.bytes;
-    if (c != OpClass::kKernelOverhead && t.seconds > 0) {
+    if (c != OpClass::kKernelOverhead && c != OpClass::kHostWait && t.seconds > 0) {
       if (memory_bound(c) && t.peak_bytes > 0) x.fraction_of_hbm_bandwidth = t.bytes / t.peak_bytes;
       if (!memory_bound(c) && t.peak_flops > 0) x.fraction_of_peak = t.flops / t.peak_flops;
     }

@@ -18,14 +18,15 @@ enum class OpClass {
                     // residual adds, FP8 casts, embedding, cross-entropy
   kOptimizer,       // the optimizer step (and, under fp8, the once-per-step weight cast)
   kKernelOverhead,  // the compute model's per-kernel overhead (launch and tail), all classes
+  kHostWait,        // the GPU idle while the host launches (workload/host_launch.h)
 };
-constexpr int kOpClassCount = 6;
+constexpr int kOpClassCount = 7;
 
 // Returns the class's stable name: "gemm", "grouped_gemm", "attention", "memory", "optimizer",
-// "kernel_overhead".
+// "kernel_overhead", "host_wait".
 const char* op_class_name(OpClass c);
 // Returns true for the classes whose kernels are bound by the memory roofline (memory,
-// optimizer); false for the tensor-core classes and the overhead.
+// optimizer); false for the tensor-core classes, the overhead and the host's waits.
 bool memory_bound(OpClass c);
 
 struct OpClassTotals {
@@ -58,6 +59,8 @@ struct ComputeClasses {
 // against `hbm_bytes_per_s` (memory-bound classes). A kernel timed at 0 books nothing.
 void book_kernel(OpClass c, double flops, double bytes, double seconds, double overhead_s,
                  double peak_flops, double hbm_bytes_per_s, ComputeClasses* classes);
+// Books `seconds` the GPU waited for the host before a kernel to kHostWait.
+void book_host_wait(double seconds, ComputeClasses* classes);
 
 }  // namespace trident
 

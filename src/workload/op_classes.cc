@@ -18,6 +18,8 @@ const char* op_class_name(OpClass c) {
       return "optimizer";
     case OpClass::kKernelOverhead:
       return "kernel_overhead";
+    case OpClass::kHostWait:
+      return "host_wait";
   }
   return "memory";
 }
@@ -73,6 +75,10 @@ void book_kernel(OpClass c, double flops, double bytes, double seconds, double o
   }
   (*classes)[OpClass::kKernelOverhead].kernels += 1;
   (*classes)[OpClass::kKernelOverhead].seconds += overhead;
+}
+
+void book_host_wait(double seconds, ComputeClasses* classes) {
+  if (seconds > 0) (*classes)[OpClass::kHostWait].seconds += seconds;
 }
 
 void book_op(const Op& op, double seconds, double overhead_s, double peak_flops,

@@ -81,8 +81,13 @@ struct Timing {
   bool tp_grad_overlap = true;
   HostLaunch host;
   // The per-layer op lists every layer repeats, with their times computed once (op_time
-  // reads them instead of timing the same op again per layer).
-  std::vector<std::pair<const std::vector<Op>*, std::vector<double>>> timed;
+  // reads them instead of timing the same op again per layer) and of each the wait for the
+  // host it includes (host_launch.h).
+  struct TimedList {
+    const std::vector<Op>* ops;
+    std::vector<double> times, waits;
+  };
+  std::vector<TimedList> timed;
 };
 
 double op_time(const Op& op, const Timing& tm);
@@ -95,10 +100,23 @@ Precision op_precision(const Op& op, const Timing& tm) {
 
 // Times `ops` once for `tm` (they must outlive its use).
 void time_once(const std::vector<Op>& ops, Timing* tm) {
-  std::vector<double> times;
-  for (const Op& op : ops) times.push_back(op_time(op, *tm));
-  if (tm->host.active()) times = host_bound_times(ops, times, tm->host);
-  tm->timed.emplace_back(&ops, std::move(times));
+  std::vector<double> gpu;
+  for (const Op& op : ops) gpu.push_back(op_time(op, *tm));
+  std::vector<double> times = tm->host.active() ? host_bound_times(ops, gpu, tm->host) : gpu;
+  std::vector<double> waits(ops.size(), 0.0);
+  for (size_t i = 0; i < ops.size(); ++i) waits[i] = times[i] - gpu[i];
+  tm->timed.push_back({&ops, std::move(times), std::move(waits)});
+}
+
+// Returns the list of tm.timed holding `op` and sets *index to its place there; null if none.
+const Timing::TimedList* timed_list(const Op& op, const Timing& tm, size_t* index) {
+  for (const Timing::TimedList& l : tm.timed) {
+    if (!l.ops->empty() && &op >= l.ops->data() && &op < l.ops->data() + l.ops->size()) {
+      *index = static_cast<size_t>(&op - l.ops->data());
+      return &l;
+    }
+  }
+  return nullptr;
 }
 
 Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims& dims) {
@@ -122,11 +140,8 @@ Timing make_timing(const ComputeModel& cm, const PlanSpec& plan, const LayerDims
 }
 
 double op_time(const Op& op, const Timing& tm) {
-  for (const auto& [ops, times] : tm.timed) {
-    if (!ops->empty() && &op >= ops->data() && &op < ops->data() + ops->size()) {
-      return times[static_cast<size_t>(&op - ops->data())];
-    }
-  }
+  size_t i = 0;
+  if (const Timing::TimedList* l = timed_list(op, tm, &i)) return l->times[i];
   if (op.fixed_s >= 0) return op.fixed_s;
   switch (op.kind) {
     // Tensor-core kernels run slower inside a step than in isolation: the sustained clock under
@@ -174,8 +189,13 @@ double timed(const Op& op, const Timing& tm, Pass* pass) {
   const double seconds = op_time(op, tm);
   if (seconds <= 0) return seconds;
   const bool tensor_core = op.kind == OpKind::kGemm || op.kind == OpKind::kAttention;
-  book_op(op, seconds, overhead_in(op, tm), tensor_core ? tm.cm.peak(op_precision(op, tm)) : 0,
-          tm.cm.gpu().memory_bandwidth, &pass->classes);
+  size_t i = 0;
+  const Timing::TimedList* l = timed_list(op, tm, &i);
+  const double wait = l ? l->waits[i] : 0;  // the host's share of op_time (host_launch.h)
+  book_op(op, seconds - wait, overhead_in(op, tm),
+          tensor_core ? tm.cm.peak(op_precision(op, tm)) : 0, tm.cm.gpu().memory_bandwidth,
+          &pass->classes);
+  book_host_wait(wait, &pass->classes);
   return seconds;
 }
 
