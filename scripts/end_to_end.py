@@ -54,17 +54,20 @@ SET_FACTS = {
     # optim distributed_fused_adam with grad_sync_dtype bf16; nemotron/nemotron_340b.yaml
     # (3be81fc1) sets mcore_distributed_optim with dtype bf16 and grad_sync_dtype bf16, as the
     # dgxc 340B recipe does. The Llama and smaller Nemotron configs keep the defaults.
-    # The Llama and smaller Nemotron configs (llama/llama{2,3}_*.yaml, nemotron/nemotron_{8b,22b}
-    # .yaml at tag 24.07) run Apex DistributedFusedAdam with its defaults (fp32 state and
+    # The Llama configs (llama/llama{2,3}_*.yaml at tag 24.07, 8325688d) run Apex
+    # DistributedFusedAdam, and the launcher's Llama H100 FP8 scripts that reproduce the
+    # table's runs (examples/training/llama/h100/llama*_fp8.sh, e.g. llama3_8b_fp8.sh line 22)
+    # add +training.model.optim.grad_sync_dtype=bf16: bf16 gradient buffers. The smaller
+    # Nemotron configs (nemotron/nemotron_{8b,22b}.yaml) keep Apex's defaults (fp32 state and
     # gradients, megatron_amp_O2).
     "nemo2407_h100_fp8": {"model": {"attention_dropout": 0, "hidden_dropout": 0},
                           "plan_if_tp": {"tp_comm_overlap": True},
                           "by_model": {"gpt3-5b": "bf16_grads", "gpt3-20b": "bf16_grads",
                                        "gpt3-175b": "bf16_grads",
                                        "nemotron4-340b": "apex_bf16_state",
-                                       "llama2-7b": "apex_fp32", "llama2-13b": "apex_fp32",
-                                       "llama2-70b": "apex_fp32", "llama3-8b": "apex_fp32",
-                                       "llama3-70b": "apex_fp32", "nemotron3-8b": "apex_fp32",
+                                       "llama2-7b": "bf16_grads", "llama2-13b": "bf16_grads",
+                                       "llama2-70b": "bf16_grads", "llama3-8b": "bf16_grads",
+                                       "llama3-70b": "bf16_grads", "nemotron3-8b": "apex_fp32",
                                        "nemotron3-22b": "apex_fp32"}},
     # Megatron-Core MoE runs: Megatron-LM MoE examples set --attention-dropout 0.0
     # --hidden-dropout 0.0 for Mixtral, DeepSeek and Qwen3.
