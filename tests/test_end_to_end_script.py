@@ -70,6 +70,28 @@ class EndToEndTest(unittest.TestCase):
         rows = [{"set": "a", "measured_s": 0.3 + 2.0 / 0.83, "grid": steps}]
         self.assertAlmostEqual(fit_end_to_end.best(rows), 0.83, delta=0.0025)
 
+    def test_cuda_graph_words_become_impl_and_scope(self):
+        cg = end_to_end.cuda_graph_settings
+        self.assertEqual(cg("transformer_engine: attn, moe_router, moe_preprocess"),
+                         ("transformer_engine", ["attn", "moe_router", "moe_preprocess"]))
+        self.assertEqual(cg("external (TE): attn"), ("transformer_engine", ["attn"]))
+        self.assertEqual(cg("local: full_iteration"), ("local", ["full_iteration"]))
+        self.assertEqual(cg(False), ("none", []))
+        self.assertEqual(cg("sometimes"), (None, None))
+        r = row("megatron_moe_recipes")
+        r["plan"]["cuda_graph"] = "local: full_iteration"
+        sc, _ = end_to_end.scenario_for(r)
+        self.assertEqual((sc["plan"]["cuda_graph_impl"], sc["plan"]["cuda_graph_scope"]),
+                         ("local", ["full_iteration"]))
+        self.assertNotIn("cuda_graph", sc["plan"])
+
+    def test_host_interpolation_is_linear_between_grid_points(self):
+        steps = [1.0 + 0.01 * g for g in fit_end_to_end.HOST_GRID]
+        for x in (0, 5, 25, 33.5, fit_end_to_end.HOST_GRID[-1]):
+            self.assertAlmostEqual(fit_end_to_end.host_interpolate(steps, x), 1.0 + 0.01 * x)
+        rows = [{"set": "a", "measured_s": 1.0 + 0.01 * 42.5, "grid": steps}]
+        self.assertEqual(fit_end_to_end.host_best(rows), 42.5)
+
     @unittest.skipUnless(os.path.exists(BINARY), "no trident binary")
     def test_one_published_run_simulates(self):
         rows = [r for r in end_to_end.load_rows() if r["id"] == "nemotron4-15b-16-v24.11"]
