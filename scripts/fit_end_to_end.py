@@ -6,7 +6,7 @@ configs/stacks/megatron-core.yaml, one value for the stack) on the published end
 leave-one-set-out check in docs/calibration.md ("End-to-end fit").
 
 usage: scripts/fit_end_to_end.py [--binary build/trident] [--jobs N] [--dry-run]
-                                 [--before FILE]
+                                 [--before FILE] [--doc-only]
 
 How: first the host time, on the mixture-of-experts runs (the ones it moves: their many short
 kernels and the host-device sync at each dispatch, docs/host-launch.md), each simulated at a
@@ -43,6 +43,8 @@ GRID = [0.70, 0.78, 0.86, 0.94, 1.0]
 # Megatron-Core's host time per kernel launch, us (plan.stack.host_time_per_kernel).
 HOST_GRID = [0, 20, 30, 40, 50, 70]
 STACK_FILE = os.path.join(ROOT, "configs", "stacks", "megatron-core.yaml")
+# The 'before' runs of the last fit (--before), for --doc-only.
+BEFORE_FILE = os.path.join(ROOT, "scripts", "data", "end_to_end_before.json")
 # Shipped cluster -> (key of scripts/fit_compute_model.py's GPUS, GPU file name).
 CLUSTER_GPU = {"dgx-h100": ("h100", "H100-SXM5-80GB"), "hgx-h200": ("h200", "H200-SXM-141GB"),
                "hgx-b200": ("b200", "B200"), "gb200-nvl72": ("gb200", "GB200")}
@@ -163,7 +165,23 @@ def main():
     ap.add_argument("--dry-run", action="store_true", help="print, write nothing")
     ap.add_argument("--before", help="end_to_end.py --format json output to show as 'before' "
                     "(default: every GPU and precision at the assumed in_training)")
+    ap.add_argument("--doc-only", action="store_true",
+                    help="fit nothing: rerun the runs at the fitted values and rewrite the doc")
     args = ap.parse_args()
+
+    if args.doc_only:
+        with open(FIT_FILE) as f:
+            fit = json.load(f)
+        with open(BEFORE_FILE) as f:
+            before = json.load(f)
+        host_us = fit["host_time_per_kernel_us"]["megatron-core"]
+        lo = fit["leave_one_set_out"]
+        after = end_to_end.run_all(args.binary, [], args.jobs, [
+            "plan.stack=megatron-core", f"plan.stack.host_time_per_kernel={host_us:g}us"])
+        write_doc(before["runs"], after, fit["in_training"],
+                  {tuple(k.split("|")): v for k, v in lo["in_training"].items()},
+                  before["label"], host_us, lo["host_time_per_kernel_us"])
+        return
 
     if args.before:
         with open(args.before) as f:
@@ -216,9 +234,16 @@ def main():
         return
     os.makedirs(os.path.dirname(FIT_FILE), exist_ok=True)
     with open(FIT_FILE, "w") as f:
-        json.dump({"in_training": fits, "host_time_per_kernel_us": {"megatron-core": host_us}},
+        # The leave-one-set-out figures too, so that --doc-only can rewrite the doc.
+        json.dump({"in_training": fits, "host_time_per_kernel_us": {"megatron-core": host_us},
+                   "leave_one_set_out": {"in_training": {"|".join(k): v for k, v in loso.items()},
+                                         "host_time_per_kernel_us": host_loso}},
                   f, indent=1, sort_keys=True)
         f.write("\n")
+    if args.before:
+        with open(BEFORE_FILE, "w") as f:
+            json.dump({"label": before_label, "runs": base}, f, indent=1, sort_keys=True)
+            f.write("\n")
     subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "fit_compute_model.py")],
                    check=True, stdout=subprocess.DEVNULL)
     write_stack_host(host_us)

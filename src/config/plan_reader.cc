@@ -390,6 +390,14 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
     }
   });
   map.field([&] {
+    if (*map.flag("overlap_moe_expert_parallel_comm")) {
+      map.fail("overlap_moe_expert_parallel_comm",
+               "true (the 1F1B all-to-all overlap of one micro-batch's dispatch and combine with "
+               "another's compute, megatron/core/pipeline_parallel/combined_1f1b.py) is not "
+               "simulated yet; expected false");
+    }
+  });
+  map.field([&] {
     p.moe_expert_rank_capacity_factor = map.number("moe_expert_rank_capacity_factor").value_or(0);
   });
   map.field([&] { p.moe_paged_stash = *map.flag("moe_paged_stash"); });

@@ -1181,6 +1181,12 @@ std::vector<SettingSection> build_sections() {
                           "accepts."),
                   "true"),
               "--no-overlap-p2p-communication (negated)"),
+           mg(def(boolean("overlap_moe_expert_parallel_comm",
+                          "Megatron-Core's 1F1B all-to-all overlap: one micro-batch's dispatch "
+                          "and combine beside another's compute. Not simulated yet: true is "
+                          "refused; false (Megatron's default) is what trident runs."),
+                  "false"),
+              "--overlap-moe-expert-parallel-comm"),
            mg(number("moe_expert_rank_capacity_factor", 1, 1000,
                      "HybridEP's static receive budget per EP rank, as a multiple of the "
                      "balanced share (flex dispatcher, hybridep backend): the dispatch sizes "
