@@ -92,6 +92,12 @@ TEST_CASE("the Monte Carlo mean agrees with Daly's expectation", "[goodput]") {
   CHECK(mc.mean.productive_s == Approx(run.work_s).epsilon(1e-12));
   CHECK(quantile(mc.times_s, 0.1) < quantile(mc.times_s, 0.5));
   CHECK(quantile(mc.times_s, 0.5) < quantile(mc.times_s, 0.9));
+  // At Young's interval too, and the closed form's expectation there is within 0.1 % of the
+  // optimum's (the curve is flat where Young's lands).
+  const double young = young_interval(run.save_block_s, 1 / run.unplanned_rate);
+  CHECK(monte_carlo(run, young, 0, 400, 11).mean.total() ==
+        Approx(expected_time_s(run, young)).epsilon(0.005));
+  CHECK(expected_time_s(run, young) == Approx(expected_time_s(run, tau)).epsilon(1e-3));
 }
 
 TEST_CASE("the simulated optimum over an interval grid agrees with the closed form", "[goodput]") {
@@ -169,6 +175,24 @@ TEST_CASE("a job's components are counted from the cluster's shape", "[goodput]"
   CHECK(half[4].count == 256 + 128);
   // Inside one leaf group no spine is used.
   CHECK(job_failure_sources(s.cluster, 64)[4].count == 8);
+  // A rail-optimized fabric has the same switches: its rail switches are the leaves.
+  ClusterSpec rail = s.cluster;
+  rail.network.topology = Topology::kRailOptimized;
+  CHECK(job_failure_sources(rail, 16384)[4].count == 768);
+  CHECK(job_failure_sources(rail, 16384)[5].count == 32768);
+  // Four planes: a fabric per NIC port.
+  rail.network.planes = 4;
+  CHECK(job_failure_sources(rail, 16384)[4].count == 4 * 768);
+  CHECK(job_failure_sources(rail, 16384)[5].count == 4 * 32768);
+  // Three tiers, pods of 512 nodes: across pods, 512 spines (half their ports up) and 256
+  // cores; cables to the core as many as the leaf uplinks.
+  ClusterSpec three = s.cluster;
+  three.network.tiers = 3;
+  three.network.nodes_per_pod = 512;
+  CHECK(job_failure_sources(three, 16384)[4].count == 512 + 512 + 256);
+  CHECK(job_failure_sources(three, 16384)[5].count == 16384 * 3);
+  // Inside one pod, the two-tier count.
+  CHECK(job_failure_sources(three, 4096)[4].count == 128 + 64);
 }
 
 TEST_CASE("a checkpoint holds the 16-bit weights and the optimizer state once", "[goodput]") {

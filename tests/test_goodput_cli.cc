@@ -26,7 +26,7 @@ TEST_CASE("goodput prints the whole run's keys", "[goodput][cli]") {
                      b["checkpoint_s"].get<double>() + b["lost_work_s"].get<double>() +
                      b["restart_s"].get<double>();
   CHECK(sum == Approx(j["time_to_train_s"].get<double>()).epsilon(1e-9));
-  // No stragglers in the engine yet: the straggler-free step is the same simulated step.
+  // No cluster.stragglers: the straggler-free step is the same simulated step.
   CHECK(b["straggler_s"].get<double>() == 0);
   CHECK(j["step_time_s"] == j["straggler_free_step_time_s"]);
   // The steps to train 20B tokens at the simulated step are the productive time.
@@ -35,6 +35,23 @@ TEST_CASE("goodput prints the whole run's keys", "[goodput][cli]") {
   CHECK(j["checkpoint_interval_s"] == j["optimal_interval_s"]);
   CHECK(j["time_to_train_s"].get<double>() ==
         Approx(j["time_to_train_expected_s"].get<double>()).epsilon(0.02));
+}
+
+TEST_CASE("goodput: a slow GPU's cost is its steps' slowdown over the whole run",
+          "[goodput][cli]") {
+  const auto r =
+      run_trident({"goodput", "scenarios/tiny.yaml", "--train-tokens", "20B", "--samples", "20",
+                   "--format", "json", "--set", "cluster.stragglers.gpu_clock_fraction=0.8"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const double step = j["step_time_s"].get<double>();
+  const double free = j["straggler_free_step_time_s"].get<double>();
+  CHECK(step > free);
+  // The step as configured against the step with cluster.stragglers cleared, every step.
+  const auto& b = j["goodput_breakdown"];
+  CHECK(b["straggler_s"].get<double>() ==
+        Approx(j["steps"].get<double>() * (step - free)).epsilon(1e-9));
+  CHECK(b["productive_s"].get<double>() == Approx(j["steps"].get<double>() * free).epsilon(1e-9));
 }
 
 TEST_CASE("goodput: same seed, same bytes; another seed, other draws", "[goodput][cli]") {

@@ -21,12 +21,16 @@ struct FailureSource {
 };
 
 // The components of a job on `gpus` GPUs of `cluster` (requires gpus >= 1): GPUs; nodes
-// = ceil(gpus / gpus_per_node); NICs = nodes x nics_per_node; fabric switches of a rail-
-// optimised two-level fat tree: one leaf per rail per group of nodes_per_leaf nodes, and
-// leaves / (2 x oversubscription) spines (a spine has as many ports as a leaf, half of whose
-// ports go up, less under oversubscription); cables: one per NIC to its leaf and NICs /
-// oversubscription leaf uplinks. A single-switch network counts one switch and a cable per
-// NIC. Every source of cluster.reliability, in the table's order.
+// = ceil(gpus / gpus_per_node); NICs = nodes x nics_per_node; fabric switches of a fat tree or
+// rail-optimized fabric (the same shape: one leaf, or rail switch, per rail per group of
+// nodes_per_leaf nodes): the leaves, leaves / (2 x oversubscription) spines when the job spans
+// leaf groups (a spine has as many ports as a leaf, half of whose ports go up, less under
+// oversubscription); with three tiers and a job spanning pods, leaves / oversubscription
+// spines (half their ports up) and spines / (2 x pod_oversubscription) core switches; cables:
+// one per NIC to its leaf, NICs / oversubscription leaf uplinks, and across pods that / pod_
+// oversubscription spine uplinks; everything of the fabric times network.planes. A single-
+// switch network counts one switch and a cable per NIC. Every source of cluster.reliability,
+// in the table's order.
 std::vector<FailureSource> job_failure_sources(const ClusterSpec& cluster, int gpus);
 
 struct JobRates {
