@@ -56,6 +56,33 @@ TEST_CASE("trident collective on two DGX H100 nodes goes beyond the ring's netwo
   CHECK(busbw(wide, 0) == Approx(340).epsilon(0.10));
 }
 
+TEST_CASE("trident collective: the fabric options change an all-to-all as the fabrics do",
+          "[cli][collective]") {
+  // 4 DGX H100 nodes, 256 MiB per GPU; leaf (rail) groups of 2 nodes below a 2:1 spine.
+  const auto a2a = [](std::vector<std::string> fabric) {
+    std::vector<std::string> args = {"--cluster", "dgx-h100",   "--nodes", "4",
+                                     "--op",      "all-to-all", "--size",  "256M"};
+    args.insert(args.end(), fabric.begin(), fabric.end());
+    return busbw(collective_json(args), 0);
+  };
+  const std::vector<std::string> tapered = {"--nodes-per-leaf", "2", "--oversubscription", "2"};
+  const auto with = [&](std::vector<std::string> more) {
+    more.insert(more.end(), tapered.begin(), tapered.end());
+    return more;
+  };
+  const double fat = a2a(with({"--topology", "fat-tree"}));
+  const double rail = a2a(with({"--topology", "rail-optimized"}));
+  const double no_pxn = a2a(with({"--topology", "rail-optimized", "--no-pxn"}));
+  // With PXN the cross-rail part rides NVLink: the rail fabric is the fat tree of its groups.
+  CHECK(rail == Approx(fat).epsilon(1e-9));
+  // Without it every cross-rail transfer crosses the tapered spine too.
+  CHECK(no_pxn < 0.8 * rail);
+  // One group of 4 nodes on 4 planes: nothing crosses the spine.
+  const double planes = a2a({"--topology", "rail-optimized", "--nodes-per-leaf", "4",
+                             "--oversubscription", "2", "--planes", "4"});
+  CHECK(planes > 1.2 * rail);
+}
+
 TEST_CASE("trident collective takes nccl-tests sizes and prints every format",
           "[cli][collective]") {
   const Json j =
