@@ -159,7 +159,13 @@ TEST_CASE("recompute modules and CUDA graphs: the modules become plan.recompute_
   // CUDA graphs become plan.cuda_graph_impl and cuda_graph_scope (workload/host_launch.h).
   CHECK_THAT(t.yaml, Catch::Contains("cuda_graph_impl: transformer_engine\n"));
   CHECK_THAT(t.yaml, Catch::Contains("cuda_graph_scope: [attn, mlp]\n"));
-  const Scenario graphed = load_scenario_text(t.yaml, "line.sh", {});
+  const Scenario graphed =
+      load_scenario_text(translate_megatron_args(
+                             "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
+                                 "--cuda-graph-impl transformer_engine --cuda-graph-scope attn mlp",
+                             "line.sh", "dgx-h100")
+                             .yaml,
+                         "line.sh", {});
   CHECK(graphed.plan.cuda_graph_impl == CudaGraphImpl::kTransformerEngine);
   CHECK(graphed.plan.cuda_graph_scope == (kGraphAttn | kGraphMlp));
   // The older flags, and full_iteration as an impl.
@@ -171,7 +177,7 @@ TEST_CASE("recompute modules and CUDA graphs: the modules become plan.recompute_
       std::string(kMinimal) + "--cuda-graph-impl full_iteration", "line.sh", "dgx-h100");
   CHECK_THAT(whole.yaml, Catch::Contains("cuda_graph_scope: [full_iteration]\n"));
   CHECK_THAT(translate_error(std::string(kMinimal) + "--cuda-graph-impl sometimes"),
-             Catch::Contains("--cuda-graph-impl sometimes (expected none, local"));
+             Catch::Contains("--cuda-graph-impl sometimes (line 1; expected none, local"));
   const MegatronScenario more = translate_megatron_args(
       "torchrun --nnodes 1 pretrain_gpt.py " + std::string(kMinimal) +
           "--recompute-granularity selective --recompute-modules core_attn mlp layernorm "
