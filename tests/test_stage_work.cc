@@ -204,14 +204,15 @@ TEST_CASE("uneven pipeline splits put the given layers on each stage", "[workloa
 
 TEST_CASE("tensor-core kernels inside a step run at gpu.efficiency.in_training of isolated",
           "[workload]") {
-  // Free memory traffic and overheads: a pass is its GEMMs and attention, so halving the
-  // in-training fraction doubles it exactly.
+  // Free memory traffic and overheads, no host launch queue: a pass is its GEMMs and
+  // attention, so halving the in-training fraction doubles it exactly.
   const ModelSpec m = gpt_model(4, 1024, 16, 1024, 32000);
   ClusterSpec c = free_comm_cluster(1);
-  const Workload isolated =
-      build_workload(scenario(c, m, plan(1, 1, 1, 1, 2, ScheduleKind::k1F1B)));
+  PlanSpec p = plan(1, 1, 1, 1, 2, ScheduleKind::k1F1B);
+  p.stack.host_time_per_kernel_s = 0;
+  const Workload isolated = build_workload(scenario(c, m, p));
   c.gpu.efficiency.in_training = 0.5;
-  const Workload slowed = build_workload(scenario(c, m, plan(1, 1, 1, 1, 2, ScheduleKind::k1F1B)));
+  const Workload slowed = build_workload(scenario(c, m, p));
   const Pass& a = isolated.stages[0].chunks[0].forward;
   const Pass& b = slowed.stages[0].chunks[0].forward;
   REQUIRE(a.compute_s > 0);
@@ -225,11 +226,10 @@ TEST_CASE("tensor-core kernels inside a step run at the sustained clock (gpu.clo
   // pass 4/3 as long; a clocks block without `sustained` changes nothing.
   const ModelSpec m = gpt_model(4, 1024, 16, 1024, 32000);
   ClusterSpec c = free_comm_cluster(1);
+  PlanSpec p = plan(1, 1, 1, 1, 2, ScheduleKind::k1F1B);
+  p.stack.host_time_per_kernel_s = 0;  // the GPU's time alone
   const auto pass = [&](const ClusterSpec& cluster) {
-    return build_workload(scenario(cluster, m, plan(1, 1, 1, 1, 2, ScheduleKind::k1F1B)))
-        .stages[0]
-        .chunks[0]
-        .forward.compute_s;
+    return build_workload(scenario(cluster, m, p)).stages[0].chunks[0].forward.compute_s;
   };
   const double quoted = pass(c);
   c.gpu.clocks.quoted_hz = 2000e6;
