@@ -49,6 +49,19 @@ bool parse_recompute(const std::string& name, Recompute* out) {
   return false;
 }
 
+namespace {
+
+// The bit of `name` in a table of Megatron module names, or 0 when it is not there.
+template <size_t N>
+unsigned module_bit(const std::string& name, const std::pair<const char*, unsigned> (&table)[N]) {
+  for (const auto& [n, bit] : table) {
+    if (name == n) return bit;
+  }
+  return 0;
+}
+
+}  // namespace
+
 unsigned parse_recompute_module(const std::string& name) {
   static const std::pair<const char*, unsigned> kModules[] = {
       {"core_attn", kRecomputeCoreAttn},
@@ -58,10 +71,7 @@ unsigned parse_recompute_module(const std::string& name) {
       {"mlp", kRecomputeMlp},
       {"moe", kRecomputeMoe},
       {"shared_experts", kRecomputeSharedExperts}};
-  for (const auto& [n, bit] : kModules) {
-    if (name == n) return bit;
-  }
-  return 0;
+  return module_bit(name, kModules);
 }
 
 unsigned parse_cuda_graph_module(const std::string& name) {
@@ -72,10 +82,7 @@ unsigned parse_cuda_graph_module(const std::string& name) {
       {"moe_router", kGraphMoeRouter},
       {"moe_preprocess", kGraphMoePreprocess},
       {"full_iteration", kGraphFullIteration}};
-  for (const auto& [n, bit] : kModules) {
-    if (name == n) return bit;
-  }
-  return 0;
+  return module_bit(name, kModules);
 }
 
 unsigned parse_activation_offload(const std::string& name) {
