@@ -282,10 +282,12 @@ void append_cluster_sections(std::vector<SettingSection>* out) {
            req(quantity("latency", D::kTime, 0, limits::kMaxLatency,
                         "GPU to GPU across the fabric.")),
            def(number("oversubscription", 1, limits::kMaxOversubscription,
-                      "Fat tree: leaf downlink / uplink capacity ratio (1: non-blocking)."),
+                      "Fat tree and rail-optimized (each plane): leaf or rail switch downlink / "
+                      "uplink capacity ratio (1: non-blocking)."),
                "1"),
            def(integer("nodes_per_leaf", 1, limits::kMaxNodes,
-                       "Fat tree: nodes below one leaf switch group."),
+                       "Fat tree and rail-optimized (each plane): nodes below one leaf switch "
+                       "group, or one rail switch."),
                "16"),
            def(number("protocol_efficiency", kMinEfficiency, 1,
                       "Achieved fraction of NIC bandwidth for bulk transfers."),
