@@ -69,12 +69,13 @@ def interpolate(grid_steps, x):
     return pts[-1][1]
 
 
-def loss(rows, x):
-    """Mean over sets of the mean squared log error of the set's rows at x."""
+def loss(rows, x, at=None):
+    """Mean over sets of the mean squared log error of the set's rows at x, each row's step
+    read off its grid by `at` (interpolate, or host_interpolate for the host time's grid)."""
+    at = at or interpolate
     by_set = {}
     for r in rows:
-        by_set.setdefault(r["set"], []).append(
-            math.log(interpolate(r["grid"], x) / r["measured_s"]) ** 2)
+        by_set.setdefault(r["set"], []).append(math.log(at(r["grid"], x) / r["measured_s"]) ** 2)
     return sum(sum(v) / len(v) for v in by_set.values()) / len(by_set)
 
 
@@ -103,16 +104,8 @@ def simulate_grid(rows, precision, fixed, binary, jobs, extra=()):
             r.setdefault("grid", []).append(res[(r["set"], r["id"])]["predicted_s"])
 
 
-def host_loss(rows, x):
-    """As loss(), for rows simulated on HOST_GRID (piecewise linear in the host time)."""
-    by_set = {}
-    for r in rows:
-        by_set.setdefault(r["set"], []).append(
-            math.log(host_interpolate(r["grid"], x) / r["measured_s"]) ** 2)
-    return sum(sum(v) / len(v) for v in by_set.values()) / len(by_set)
-
-
 def host_interpolate(grid_steps, x):
+    """A run's step at host time x (us) from its steps on HOST_GRID, piecewise linear."""
     for (x0, s0), (x1, s1) in zip(zip(HOST_GRID, grid_steps),
                                   zip(HOST_GRID[1:], grid_steps[1:])):
         if x <= x1:
@@ -122,7 +115,7 @@ def host_interpolate(grid_steps, x):
 
 def host_best(rows):
     xs = [0.5 * i for i in range(int(2 * HOST_GRID[-1]) + 1)]  # 0 .. max, every 0.5 us
-    return min(xs, key=lambda x: host_loss(rows, x))
+    return min(xs, key=lambda x: loss(rows, x, host_interpolate))
 
 
 def fit_host(binary, jobs, fixed):

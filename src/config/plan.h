@@ -285,10 +285,13 @@ struct PlanSpec {
   }
   // Returns the CudaGraphModule bits captured for a layer of this plan: cuda_graph_scope, or
   // with an impl and an empty scope the whole layer (attn, mlp and moe; a dropless MoE layer
-  // is refused that by the checks); 0 without an impl.
+  // is refused that by the checks); moe brings moe_router and moe_preprocess, as Megatron-Core's
+  // moe scope captures the whole MoE MLP; 0 without an impl.
   unsigned cuda_graph_modules() const {
     if (cuda_graph_impl == CudaGraphImpl::kNone) return 0;
-    return cuda_graph_scope != 0 ? cuda_graph_scope : kGraphAttn | kGraphMlp | kGraphMoe;
+    const unsigned s =
+        cuda_graph_scope != 0 ? cuda_graph_scope : kGraphAttn | kGraphMlp | kGraphMoe;
+    return (s & kGraphMoe) ? s | kGraphMoeRouter | kGraphMoePreprocess : s;
   }
 };
 

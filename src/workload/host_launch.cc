@@ -8,7 +8,6 @@ HostLaunch host_launch(const PlanSpec& plan) {
   HostLaunch h;
   h.per_kernel_s = plan.stack.host_time_per_kernel_s;
   h.graphed = plan.cuda_graph_modules();
-  if (h.graphed & kGraphMoe) h.graphed |= kGraphMoeRouter | kGraphMoePreprocess;
   return h;
 }
 

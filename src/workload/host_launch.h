@@ -29,8 +29,7 @@ struct HostLaunch {
 };
 
 // Returns the host launch model of `plan`: its stack's per-kernel time and the CudaGraphModule
-// bits its graphs capture (moe implies moe_router and moe_preprocess, as Megatron-Core's moe
-// scope captures the whole MoE MLP).
+// bits its graphs capture (PlanSpec::cuda_graph_modules).
 HostLaunch host_launch(const PlanSpec& plan);
 
 // Returns the kernel times of `ops` (`gpu_s[i]` the GPU time of ops[i]) under `host`: kernel k
