@@ -253,7 +253,8 @@ int run_collective_command(const std::vector<std::string>& args) {
   for (int i = 0; i < n; ++i) group[i] = i;
   const int island_size = c.nvlink.island_size;
   const auto island_of = [island_size](int gpu) { return gpu / island_size; };
-  const CollectiveShape cshape = collective_shape(group, island_of);
+  CollectiveShape cshape = collective_shape(group, island_of);
+  cshape.sites = group_sites(group, c);
   LoweringOptions lowering;
   lowering.cluster = &c;
   std::vector<std::vector<Phase>> series;

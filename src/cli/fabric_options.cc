@@ -4,13 +4,15 @@
 
 #include "config/checks.h"
 #include "config/limits.h"
+#include "core/units.h"
 
 namespace po = boost::program_options;
 
 namespace trident {
 
 bool FabricArgs::given(const po::variables_map& vm) const {
-  for (const char* key : {"topology", "nodes-per-leaf", "oversubscription", "planes", "no-pxn"}) {
+  for (const char* key : {"topology", "nodes-per-leaf", "oversubscription", "planes", "no-pxn",
+                          "sites", "wan-bandwidth", "wan-latency"}) {
     if (vm.count(key) != 0) return true;
   }
   return false;
@@ -26,8 +28,25 @@ void add_fabric_options(po::options_description* opts, FabricArgs* a) {
       "fabric: leaf downlink / uplink capacity (1: non-blocking)")(
       "planes", po::value(&a->planes), "fabric: switch planes per NIC (default 1)")(
       "no-pxn", po::bool_switch(&a->no_pxn),
-      "rail-optimized: transfers to another rail cross the spine, not NVLink (NCCL_PXN_DISABLE)");
+      "rail-optimized: transfers to another rail cross the spine, not NVLink (NCCL_PXN_DISABLE)")(
+      "sites", po::value(&a->sites),
+      "datacenters the nodes split into evenly, joined by WAN links (cluster.sites.count)")(
+      "wan-bandwidth", po::value(&a->wan_bandwidth),
+      "per site and direction, e.g. '6.4 Tbps' (cluster.sites.wan_bandwidth)")(
+      "wan-latency", po::value(&a->wan_latency),
+      "one way between sites, e.g. '5 ms' (cluster.sites.wan_latency)");
 }
+
+namespace {
+
+double quantity_arg(const std::string& option, const std::string& text, Dimension dim) {
+  std::string error;
+  const std::optional<double> v = parse_quantity(text, dim, &error);
+  if (!v) throw po::error("--" + option + ": " + error);
+  return *v;
+}
+
+}  // namespace
 
 void apply_fabric_args(const FabricArgs& a, const po::variables_map& vm, ClusterSpec* c) {
   NetworkSpec& net = c->network;
@@ -64,6 +83,20 @@ void apply_fabric_args(const FabricArgs& a, const po::variables_map& vm, Cluster
     net.planes = a.planes;
   }
   if (a.no_pxn) net.pxn = false;
+  if (vm.count("sites")) {
+    if (a.sites < 1 || a.sites > 64) throw po::error("--sites must be between 1 and 64");
+    c->sites.count = a.sites;
+  }
+  if (vm.count("wan-bandwidth")) {
+    c->sites.wan_bandwidth = quantity_arg("wan-bandwidth", a.wan_bandwidth, Dimension::kBandwidth);
+    if (c->sites.wan_bandwidth <= 0) throw po::error("--wan-bandwidth must be positive");
+  }
+  if (vm.count("wan-latency")) {
+    c->sites.wan_latency = quantity_arg("wan-latency", a.wan_latency, Dimension::kTime);
+    if (c->sites.wan_latency < 0 || c->sites.wan_latency > limits::kMaxLatency) {
+      throw po::error("--wan-latency must be between 0 and 1 s");
+    }
+  }
   for (const SpecIssue& issue : cluster_issues(*c)) {
     throw po::error(issue.keys.front() + ": " + issue.message);
   }
@@ -79,6 +112,10 @@ std::string fabric_label(const ClusterSpec& c) {
   }
   if (net.topology == Topology::kRailOptimized) out += net.pxn ? ", PXN" : ", no PXN";
   if (net.planes > 1) out += fmt::format(", {} planes", net.planes);
+  if (c.sites.count > 1) {
+    out += fmt::format(", {} sites (WAN {:.4g} Gbps, {:.4g} ms)", c.sites.count,
+                       c.sites.wan_bandwidth * 8 / 1e9, c.sites.wan_latency * 1e3);
+  }
   return out;
 }
 

@@ -225,6 +225,18 @@ struct StragglerSpec {
   double background_traffic = 0;
 };
 
+// Datacenters joined by WAN links (cluster.sites, docs/fabrics.md): the nodes split into
+// `count` sites of equal size, node n in site n / (nodes / count), each site a copy of the
+// fabric of cluster.network; a transfer between sites leaves its site's fabric through the
+// site's WAN uplink and enters the other's through its WAN downlink.
+struct SiteSpec {
+  int count = 1;             // 1: one site, no WAN
+  double wan_bandwidth = 0;  // bytes/s per site per direction, all of its WAN links together
+  double wan_latency = 0;    // s one way between two sites, beyond the fabric's latency
+  // Returns the site of `node` in a cluster of `nodes` nodes.
+  int site_of_node(int node, int nodes) const { return count > 1 ? node / (nodes / count) : 0; }
+};
+
 struct ClusterSpec {
   std::string name;
   GpuSpec gpu;
@@ -237,8 +249,11 @@ struct ClusterSpec {
   ReliabilitySpec reliability;
   StorageSpec storage;
   StragglerSpec stragglers;
+  SiteSpec sites;
 
   int total_gpus() const { return nodes * gpus_per_node; }
+  // Returns the site of GPU `gpu` (0 with one site).
+  int site_of_gpu(int gpu) const { return sites.site_of_node(gpu / gpus_per_node, nodes); }
   // Returns the peak FLOP/s for `p`; requires gpu.peak_flops to hold it (validated at load).
   double peak(Precision p) const { return gpu.peak_flops.at(p); }
 };

@@ -315,6 +315,14 @@ ClusterSpec read_cluster(const MapReader& map) {
     const std::optional<MapReader> m = map.opt_map("stragglers");
     if (m) c.stragglers = read_stragglers(*m);
   });
+  map.field([&] {
+    const std::optional<MapReader> m = map.opt_map("sites");
+    if (!m) return;
+    m->check_keys();
+    m->field([&] { c.sites.count = static_cast<int>(*m->integer("count")); });
+    m->field([&] { c.sites.wan_bandwidth = m->number("wan_bandwidth").value_or(0); });
+    m->field([&] { c.sites.wan_latency = *m->number("wan_latency"); });
+  });
   if (map.problems() == before) report_issues(map, cluster_issues(c), false);
   return c;
 }

@@ -1,5 +1,6 @@
 #include "config/fabric_checks.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -10,6 +11,47 @@ std::string gbps(double bytes_per_s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g Gbps", bytes_per_s * 8 / 1e9);
   return text;
+}
+
+// cluster.sites: whole sites of whole leaf groups, pods and NVLink islands, and a WAN.
+void add_site_issues(const ClusterSpec& c, std::vector<SpecIssue>* issues) {
+  const SiteSpec& st = c.sites;
+  const NetworkSpec& net = c.network;
+  if (st.count == 1) {
+    if (st.wan_bandwidth > 0) {
+      issues->push_back({{"cluster.sites.wan_bandwidth", "cluster.sites.count"},
+                         "a WAN joins two or more sites, and count is 1 (expected count 2 or "
+                         "more, or no wan_bandwidth)"});
+    }
+    return;
+  }
+  if (st.wan_bandwidth <= 0) {
+    issues->push_back({{"cluster.sites.wan_bandwidth", "cluster.sites.count"},
+                       std::to_string(st.count) +
+                           " sites need wan_bandwidth: what each site's WAN links carry per "
+                           "direction"});
+  }
+  if (c.nodes % st.count != 0) {
+    issues->push_back({{"cluster.sites.count", "cluster.nodes"},
+                       std::to_string(c.nodes) + " nodes do not split into " +
+                           std::to_string(st.count) + " sites of equal size"});
+    return;
+  }
+  const int per_site = c.nodes / st.count;
+  const auto whole = [&](const char* key, const char* what, int nodes) {
+    if (nodes > 0 && per_site % nodes != 0) {
+      issues->push_back({{"cluster.sites.count", key},
+                         "a site of " + std::to_string(per_site) + " nodes does not hold whole " +
+                             what + " of " + std::to_string(nodes) +
+                             " nodes (each site is a copy of the fabric)"});
+    }
+  };
+  const int island_nodes = c.gpus_per_node > 0 ? c.nvlink.island_size / c.gpus_per_node : 0;
+  whole("cluster.nvlink.island_size", "NVLink islands", island_nodes);
+  if (net.topology != Topology::kSingleSwitch) {
+    whole("cluster.network.nodes_per_leaf", "leaf groups", std::min(net.nodes_per_leaf, per_site));
+    if (net.tiers == 3) whole("cluster.network.nodes_per_pod", "pods", net.nodes_per_pod);
+  }
 }
 
 }  // namespace
@@ -57,6 +99,7 @@ void add_fabric_issues(const ClusterSpec& c, std::vector<SpecIssue>* issues) {
                         "cluster.network.tiers"},
                        "pods exist only in a fat tree of 3 tiers (expected tiers: 3)"});
   }
+  add_site_issues(c, issues);
   if (net.planes > 1 && net.nic_bandwidth / net.planes < kMinPlaneBandwidth) {
     issues->push_back(
         {{"cluster.network.planes", "cluster.network.nic_bandwidth"},

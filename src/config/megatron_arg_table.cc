@@ -30,6 +30,8 @@ const std::map<std::string, Arg>& known_args() {
       {"--overlap-grad-reduce", {Use::kPlan, true, "overlap_grad_reduce"}},
       {"--ddp-bucket-size", {Use::kPlan, false, "grad_bucket_size"}},
       {"--overlap-param-gather", {Use::kPlan, true, "overlap_param_gather"}},
+      {"--num-distributed-optimizer-instances",
+       {Use::kPlan, false, "num_distributed_optimizer_instances"}},
       {"--grad-reduce-in-bf16", {Use::kPlan, true, "grad_reduce_in_bf16"}},
       {"--tp-comm-overlap", {Use::kPlan, true, "tp_comm_overlap"}},
       {"--use-precision-aware-optimizer", {Use::kPlan, true, "use_precision_aware_optimizer"}},

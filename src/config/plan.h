@@ -145,6 +145,9 @@ struct PlanSpec {
   // Distributed optimizer: the next step's parameter all-gather overlapped with the forward,
   // bucket by bucket (--overlap-param-gather).
   bool overlap_param_gather = false;
+  // Megatron-Core's num_distributed_optimizer_instances: the dp-cp group splits into this many
+  // consecutive slices, each a copy of the distributed optimizer (optimizer_shards()).
+  int distributed_optimizer_instances = 1;
   // Gradients reduced in bf16 instead of fp32 (--grad-reduce-in-bf16).
   bool grad_reduce_in_bf16 = false;
   // The optimizer's state dtypes (precision_aware_optimizer; fp32 without it): master
@@ -241,6 +244,9 @@ struct PlanSpec {
   // Members of Megatron's data-parallel group with context parallelism (the dp-cp group that
   // reduces gradients and shards the distributed optimizer): d * cp.
   int data_context() const { return data * context; }
+  // Returns the GPUs one distributed-optimizer copy shards over: d * cp / instances
+  // (Megatron-Core's intra_partial_data_parallel_size).
+  int optimizer_shards() const { return data_context() / distributed_optimizer_instances; }
   // Gradients sharded over data parallelism (optim_grads, optim_grads_params).
   bool shards_gradients() const { return dp_sharding >= DpSharding::kOptimGrads; }
   // Weights sharded and gathered per layer before use (optim_grads_params).

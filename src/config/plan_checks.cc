@@ -287,6 +287,30 @@ std::vector<SpecIssue> plan_layout_issues(const PlanSpec& p, const ModelSpec& m,
         "a data_parallel_sharding_strategy other than no_shard): without it no parameter is "
         "gathered");
   }
+  if (p.distributed_optimizer_instances > 1) {
+    // Megatron-Core: the partial groups exist only for the distributed optimizer
+    // (param_and_grad_buffer.py), and parallel_state.py asserts the splits are whole.
+    const int n = p.distributed_optimizer_instances;
+    if (!p.distributed_optimizer) {
+      add(&issues, {"plan.num_distributed_optimizer_instances", "plan.distributed_optimizer"},
+          "num_distributed_optimizer_instances " + str(n) +
+              " needs the distributed optimizer (distributed_optimizer: true, or a "
+              "data_parallel_sharding_strategy other than no_shard): without it the gradients "
+              "are all-reduced over the whole data-parallel group");
+    } else if (p.data_context() % n != 0) {
+      add(&issues,
+          {"plan.num_distributed_optimizer_instances", "plan.data_parallel",
+           "plan.context_parallel"},
+          "num_distributed_optimizer_instances " + str(n) +
+              " does not divide the data-parallel group (data_parallel x context_parallel = " +
+              str(p.data_context()) + ")");
+    } else if (p.expert_parallel > 1 && p.expert_data_parallel() % n != 0) {
+      add(&issues, {"plan.num_distributed_optimizer_instances", "plan.expert_parallel"},
+          "num_distributed_optimizer_instances " + str(n) +
+              " does not divide the expert-data-parallel group of " +
+              str(p.expert_data_parallel()) + " GPUs");
+    }
+  }
   const bool interleaved = p.schedule == ScheduleKind::kInterleaved1F1B;
   if (!interleaved && p.virtual_stages != 1) {
     add(&issues, {"plan.virtual_stages", "plan.schedule"},

@@ -284,6 +284,10 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
   });
   map.field([&] { p.overlap_grad_reduce = *map.flag("overlap_grad_reduce"); });
   map.field([&] { p.overlap_param_gather = *map.flag("overlap_param_gather"); });
+  map.field([&] {
+    p.distributed_optimizer_instances =
+        static_cast<int>(*map.integer("num_distributed_optimizer_instances"));
+  });
   map.field([&] { p.grad_reduce_in_bf16 = *map.flag("grad_reduce_in_bf16"); });
   map.field([&] { p.precision_aware_optimizer = *map.flag("use_precision_aware_optimizer"); });
   map.field([&] { p.store_param_remainders = *map.flag("store_param_remainders"); });

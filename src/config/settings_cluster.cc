@@ -36,6 +36,28 @@ void append_cluster_sections(std::vector<SettingSection>* out) {
            row("stragglers", K::kMap,
                "Slow GPUs, degraded links and background traffic (section "
                "`cluster.stragglers`, docs/stragglers.md); absent: none."),
+           row("sites", K::kMap,
+               "Datacenters joined by WAN links (section `cluster.sites`, docs/fabrics.md); "
+               "absent: one site."),
+       }});
+  // Several datacenters (docs/fabrics.md, "Sites"): each a copy of cluster.network's fabric.
+  out->push_back(
+      {"cluster.sites",
+       "The nodes split evenly into sites (node n in site n / (nodes / count)), each with the "
+       "fabric of cluster.network, joined by WAN links.",
+       {
+           def(integer("count", 1, kMaxSites,
+                       "Sites; nodes must divide evenly, and into whole leaf groups and pods."),
+               "1"),
+           in_bits(quantity("wan_bandwidth", D::kBandwidth, kMinLinkBandwidth,
+                            limits::kMaxMemoryBandwidth,
+                            "Per site, per direction: all of its WAN links together (e.g. 16 x "
+                            "400 Gbps DCI links = `6.4 Tbps`); required with two or more "
+                            "sites.")),
+           def(quantity("wan_latency", D::kTime, 0, limits::kMaxLatency,
+                        "One way between two sites, beyond the fabric's own latency (fiber: "
+                        "about 5 us per km)."),
+               "0 us"),
        }});
   // The host side of a node, for Megatron-Core's optimizer CPU offload (docs/memory.md,
   // "Optimizer CPU offload"): no defaults, so an offloaded plan names its machine's figures.

@@ -140,6 +140,14 @@ std::vector<Setting> plan_rows() {
                      "its bucket)."),
              "false"),
          "--overlap-param-gather"),
+      mg(def(integer("num_distributed_optimizer_instances", 1, limits::kMaxGpus,
+                     "Distributed optimizer: copies of it across the data-parallel group, each "
+                     "sharded over d cp / N consecutive ranks; gradients are reduce-scattered "
+                     "inside a copy, then all-reduced across copies, weights gathered inside a "
+                     "copy (hierarchical data parallelism: one copy per site, "
+                     "docs/fabrics.md)."),
+             "1"),
+         "--num-distributed-optimizer-instances"),
       mg(def(boolean("grad_reduce_in_bf16",
                      "Reduce gradients in bf16 (half the bytes of fp32; the gradient "
                      "buffer is bf16, the optimizer's main gradients stay fp32)."),

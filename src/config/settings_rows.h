@@ -22,6 +22,7 @@ constexpr double kMinEfficiency = 1e-3;      // a fraction of peak or of link ba
 // 1.6 Tb/s is announced; NVLink 5 gives 900 GB/s per GPU and direction, NVLink 6 1.8 TB/s.
 constexpr double kMaxNicBandwidth = 200e9;    // 1.6 Tb/s
 constexpr double kMaxNvlinkBandwidth = 2e12;  // 2 TB/s per direction
+constexpr int kMaxSites = 64;                 // datacenters of one cluster (cluster.sites)
 
 // Row builders: the kind and its range; modifiers below add the rest.
 // Returns a row of `kind` with its key and doc.

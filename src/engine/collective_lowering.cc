@@ -85,7 +85,11 @@ std::vector<Phase> lower_plan(const CollectivePlan& plan, const Rings& groups,
   const std::vector<PlanPhase> phases_of_plan = plan_phases(plan);
   // Validation mode runs stages step by step when they run one after another; a pipelined
   // plan's stages stay collapsed (its chunks already interleave them).
-  const bool stepwise = !opt.collapse_steps && (plan.chunks <= 1 || plan.stages.size() == 1);
+  // Across sites NCCL's chunks pipeline through the ring (a WAN edge's latency is paid per
+  // crossing, not per step: make_collective_plan), so such a ring runs collapsed even in
+  // validation mode.
+  const bool stepwise =
+      !opt.collapse_steps && plan.sites <= 1 && (plan.chunks <= 1 || plan.stages.size() == 1);
   for (const PlanPhase& pp : phases_of_plan) {
     for (size_t j = 0; j < pp.stages.size(); ++j) {
       const CollectiveStage& st = plan.stages[pp.stages[j]];
@@ -106,8 +110,39 @@ std::vector<Phase> lower_collective(CollectiveOp op, const Rings& groups, double
                                     const std::function<int(int)>& island_of,
                                     const LoweringOptions& opt) {
   if (groups.empty() || groups.front().size() < 2 || bytes <= 0) return {};
-  const CollectiveShape shape = collective_shape(groups.front(), island_of);
+  CollectiveShape shape = collective_shape(groups.front(), island_of);
+  shape.sites = group_sites(groups.front(), *opt.cluster);
   return lower_plan(choose_collective_plan(op, shape, bytes, *opt.cluster), groups, island_of, opt);
+}
+
+std::vector<Phase> lower_partial_data_parallel(CollectiveOp op, const Rings& groups, double bytes,
+                                               int instances,
+                                               const std::function<int(int)>& island_of,
+                                               const LoweringOptions& opt) {
+  if (instances <= 1 || groups.empty()) return lower_collective(op, groups, bytes, island_of, opt);
+  const size_t slice = groups.front().size() / static_cast<size_t>(instances);
+  Rings intra, inter;
+  for (const std::vector<int>& g : groups) {
+    for (size_t i = 0; i < g.size(); i += slice)
+      intra.emplace_back(g.begin() + i, g.begin() + i + slice);
+    for (size_t j = 0; j < slice; ++j) {
+      std::vector<int> across;
+      for (size_t i = j; i < g.size(); i += slice) across.push_back(g[i]);
+      inter.push_back(std::move(across));
+    }
+  }
+  std::vector<Phase> out = lower_collective(op, intra, bytes, island_of, opt);
+  if (op != CollectiveOp::kReduceScatter) return out;
+  std::vector<Phase> across =
+      lower_collective(CollectiveOp::kAllReduce, inter, bytes / slice, island_of, opt);
+  if (across.empty()) return out;
+  if (out.empty()) return across;
+  // One latency for the sequence (phase_runner.h reads the first phase's): each plan's latency
+  // covers its own routes', so their sum covers both.
+  out.front().latency += across.front().latency;
+  across.front().latency = 0;
+  out.insert(out.end(), across.begin(), across.end());
+  return out;
 }
 
 std::vector<Phase> lower_mirrored(const CollectivePlan& plan, int gpu, const ClusterSpec& c) {

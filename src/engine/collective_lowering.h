@@ -74,6 +74,19 @@ std::vector<Phase> lower_collective(CollectiveOp op, const std::vector<std::vect
                                     double bytes, const std::function<int(int)>& island_of,
                                     const LoweringOptions& options);
 
+// Returns the phases of a data-parallel `op` (reduce-scatter of gradients, all-gather of
+// weights) over `groups` with the distributed optimizer in `instances` copies (Megatron-Core's
+// num_distributed_optimizer_instances, param_and_grad_buffer.py start_grad_sync): each group
+// splits into `instances` consecutive slices; a reduce-scatter runs inside each slice, then an
+// all-reduce of its 1 / slice shard across the slices (the members at one position in each),
+// an all-gather inside each slice only. The first phase carries both collectives' latencies.
+// Requires instances to divide every group's size.
+std::vector<Phase> lower_partial_data_parallel(CollectiveOp op,
+                                               const std::vector<std::vector<int>>& groups,
+                                               double bytes, int instances,
+                                               const std::function<int(int)>& island_of,
+                                               const LoweringOptions& options);
+
 // Returns the phases of `plan` over every group in `groups` (as lower_collective).
 std::vector<Phase> lower_plan(const CollectivePlan& plan,
                               const std::vector<std::vector<int>>& groups,

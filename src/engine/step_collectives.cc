@@ -55,6 +55,11 @@ const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, 
       // One replica mirrored: each context rank's edge of the d x cp ring on its own NIC.
       phases = lower_mirrored(choose_collective_plan(op, {dc_, dc_, 1}, bytes, sc_.cluster),
                               ranks_.gpu(tensor_ranks(a).front(), a.cp, a.dp, a.pp), sc_.cluster);
+    } else if (kind == CollKind::kData || kind == CollKind::kGather ||
+               kind == CollKind::kExpertData || kind == CollKind::kExpertGather) {
+      // Gradients and weights of the distributed optimizer, in one or several copies.
+      phases = lower_partial_data_parallel(
+          op, groups, bytes, sc_.plan.distributed_optimizer_instances, island_of, lowering_);
     } else {
       phases = lower_collective(op, groups, bytes, island_of, lowering_);
     }

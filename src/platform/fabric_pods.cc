@@ -10,20 +10,20 @@ namespace sg4 = simgrid::s4u;
 
 namespace trident {
 
-PodTier::PodTier(sg4::NetZone* root, const NetworkSpec& net, int nodes)
-    : root_(root),
+PodTier::PodTier(SiteTier* sites, const NetworkSpec& net, int nodes)
+    : sites_(sites),
       nodes_(nodes),
       nodes_per_pod_(net.tiers == 3 ? net.nodes_per_pod : 0),
       node_uplink_(net.nics_per_node * net.nic_bandwidth / net.oversubscription /
                    net.pod_oversubscription) {}
 
 sg4::NetZone* PodTier::parent_of(int first_node) {
-  if (nodes_per_pod_ <= 0) return root_;
+  if (nodes_per_pod_ <= 0) return sites_->zone_of(first_node);
   const int pod = first_node / nodes_per_pod_;
   sg4::NetZone*& zone = pods_[pod];
   if (zone == nullptr) {
     zone = sg4::create_star_zone("pod" + std::to_string(pod));
-    zone->set_parent(root_);
+    zone->set_parent(sites_->zone_of(pod * nodes_per_pod_));
   }
   return zone;
 }
@@ -44,13 +44,14 @@ void PodTier::seal() {
     const int first = pod * nodes_per_pod_;
     const int pod_nodes = std::min(nodes_per_pod_, nodes_ - first);
     const double bw = pod_nodes * node_uplink_;
-    sg4::Link* up = root_->create_link(name + "_up", bw)->set_latency(0)->seal();
-    sg4::Link* down = root_->create_link(name + "_down", bw)->set_latency(0)->seal();
+    sg4::NetZone* parent = sites_->zone_of(first);
+    sg4::Link* up = parent->create_link(name + "_up", bw)->set_latency(0)->seal();
+    sg4::Link* down = parent->create_link(name + "_down", bw)->set_latency(0)->seal();
     zone->seal();
-    root_->add_route(zone->get_netpoint(), nullptr, gw, nullptr,
-                     std::vector<sg4::LinkInRoute>{sg4::LinkInRoute(up)}, false);
-    root_->add_route(nullptr, zone->get_netpoint(), nullptr, gw,
-                     std::vector<sg4::LinkInRoute>{sg4::LinkInRoute(down)}, false);
+    parent->add_route(zone->get_netpoint(), nullptr, gw, nullptr,
+                      std::vector<sg4::LinkInRoute>{sg4::LinkInRoute(up)}, false);
+    parent->add_route(nullptr, zone->get_netpoint(), nullptr, gw,
+                      std::vector<sg4::LinkInRoute>{sg4::LinkInRoute(down)}, false);
   }
 }
 

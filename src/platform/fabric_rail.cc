@@ -21,6 +21,7 @@
 #include <simgrid/s4u/NetZone.hpp>
 #include <string>
 
+#include "platform/fabric_sites.h"
 #include "platform/platform.h"
 
 namespace sg4 = simgrid::s4u;
@@ -50,7 +51,8 @@ void Platform::build_rail(const ClusterSpec& c, double host_speed, int gpus_used
   const auto needed = [&](int isl) {
     return islands_needed.empty() || islands_needed[static_cast<size_t>(isl)] != 0;
   };
-  sg4::NetZone* root = sg4::create_star_zone("fabric");
+  sg4::NetZone* root = sg4::create_star_zone(c.sites.count > 1 ? "wan" : "fabric");
+  SiteTier sites(root, c);  // rail zones below their site (fabric_sites.h)
   // GPUs and NVLink: hosts of the root, reached only through bypass routes inside an island.
   hosts_.assign(static_cast<size_t>(nodes) * gpn, nullptr);
   for (int isl = 0; isl < islands; ++isl) {
@@ -73,10 +75,18 @@ void Platform::build_rail(const ClusterSpec& c, double host_speed, int gpus_used
   }
   // NICs: one per GPU slot (nics_per_node == gpus_per_node), in their rail zone.
   nic_hosts_.assign(hosts_.size(), nullptr);
+  // Groups of nodes_per_leaf nodes, each inside one site (cluster.sites).
   const int per_group = std::max(1, c.network.nodes_per_leaf);
-  const int groups = (nodes + per_group - 1) / per_group;
-  for (int g = 0; g < groups; ++g) {
-    const int first = g * per_group, last = std::min(nodes, first + per_group);
+  const int site_nodes = c.sites.count > 1 ? c.nodes / c.sites.count : nodes;
+  std::vector<std::pair<int, int>> groups;  // [first node, last node) of each group
+  for (int site_first = 0; site_first < nodes; site_first += site_nodes) {
+    const int site_last = std::min(nodes, site_first + site_nodes);
+    for (int first = site_first; first < site_last; first += per_group) {
+      groups.emplace_back(first, std::min(site_last, first + per_group));
+    }
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto [first, last] = groups[g];
     std::vector<int> used;  // nodes of the group with a GPU built
     for (int node = first; node < last; ++node) {
       bool any = false;
@@ -90,8 +100,9 @@ void Platform::build_rail(const ClusterSpec& c, double host_speed, int gpus_used
     const double uplink = (last - first) * nic_bw / c.network.oversubscription;
     for (int r = 0; r < gpn; ++r) {
       const std::string zn = "rail" + std::to_string(g) + "_" + std::to_string(r);
+      sg4::NetZone* parent = sites.zone_of(first);
       sg4::NetZone* zone = sg4::create_star_zone(zn);
-      zone->set_parent(root);
+      zone->set_parent(parent);
       for (int node : used) {
         const std::string nm = "nic" + std::to_string(node) + "_" + std::to_string(r);
         sg4::Host* h = zone->create_host(nm, host_speed)->seal();
@@ -106,13 +117,14 @@ void Platform::build_rail(const ClusterSpec& c, double host_speed, int gpus_used
       auto* gw = zone->create_router(zn + "_gw");
       zone->add_route(gw, nullptr, nullptr, nullptr, {}, false);
       zone->add_route(nullptr, gw, nullptr, nullptr, {}, false);
-      sg4::Link* gu = rail_link(root, zn + "_up", uplink, 0);
-      sg4::Link* gd = rail_link(root, zn + "_down", uplink, 0);
+      sg4::Link* gu = rail_link(parent, zn + "_up", uplink, 0);
+      sg4::Link* gd = rail_link(parent, zn + "_down", uplink, 0);
       zone->seal();
-      root->add_route(zone->get_netpoint(), nullptr, gw, nullptr, route_of({gu}), false);
-      root->add_route(nullptr, zone->get_netpoint(), nullptr, gw, route_of({gd}), false);
+      parent->add_route(zone->get_netpoint(), nullptr, gw, nullptr, route_of({gu}), false);
+      parent->add_route(nullptr, zone->get_netpoint(), nullptr, gw, route_of({gd}), false);
     }
   }
+  sites.seal();
   root->seal();
   pxn_hosts_ = hosts_;
   hosts_.resize(gpus_used);

@@ -10,6 +10,7 @@
 
 #include "core/errors.h"
 #include "platform/fabric_pods.h"
+#include "platform/fabric_sites.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -42,7 +43,9 @@ Platform::Platform(const ClusterSpec& c, double host_speed, int gpus_used,
       nvlink_latency_(c.nvlink.latency),
       network_latency_(c.network.latency),
       gpus_per_node_(c.gpus_per_node),
-      pxn_(c.network.pxn) {
+      pxn_(c.network.pxn),
+      sites_(c.sites),
+      nodes_(c.nodes) {
   const std::string problem = platform_shape_problem(c);
   if (!problem.empty()) throw SimulationError("cannot build the platform: " + problem);
   try {
@@ -64,36 +67,48 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
   const int nics = c.network.nics_per_node;
   const double nvl_lat = c.nvlink.latency / 2, net_lat = c.network.latency / 2;
   const bool fat_tree = c.network.topology == Topology::kFatTree;
+  // Leaf zones with an uplink: a fat tree's leaf groups; with several sites a single switch is
+  // one untapered group per site (SimGrid reaches a site's gateway from a zone below it only).
+  const bool leaf_zones = fat_tree || c.sites.count > 1;
   // cluster.stragglers: other jobs' traffic takes a share of every inter-node fabric link.
   const StragglerSpec& st = c.stragglers;
   const double nic_bandwidth = c.network.nic_bandwidth * (1 - st.background_traffic);
   // A leaf group holds whole islands and whole nodes: islands of a node or more than a node
-  // (island_size a multiple of gpus_per_node), or several islands per node (a divisor).
-  const int islands_per_group = !fat_tree ? islands
+  // (island_size a multiple of gpus_per_node), or several islands per node (a divisor). With
+  // several sites (cluster.sites) every leaf group lies in one site.
+  const int site_islands =
+      c.sites.count > 1 ? c.nodes / c.sites.count * gpn / island_size_ : islands;
+  const int islands_per_group = !fat_tree ? site_islands
                                 : island_size_ >= gpn
                                     ? std::max(1, c.network.nodes_per_leaf / (island_size_ / gpn))
                                     : std::max(1, c.network.nodes_per_leaf) * (gpn / island_size_);
-  const int groups = (islands + islands_per_group - 1) / islands_per_group;
+  std::vector<std::pair<int, int>> groups;  // [first island, last island) of each group
+  for (int site_first = 0; site_first < islands; site_first += site_islands) {
+    const int site_last = std::min(islands, site_first + site_islands);
+    for (int first = site_first; first < site_last; first += islands_per_group) {
+      groups.emplace_back(first, std::min(site_last, first + islands_per_group));
+    }
+  }
 
   const auto needed = [&](int isl) {
     return islands_needed.empty() || islands_needed[static_cast<size_t>(isl)] != 0;
   };
-  sg4::NetZone* root = sg4::create_star_zone("fabric");
-  // Three tiers: leaf groups below pods (fabric_pods.h).
-  PodTier pods(root, c.network, (islands * island_size_ + gpn - 1) / gpn);
+  sg4::NetZone* root = sg4::create_star_zone(c.sites.count > 1 ? "wan" : "fabric");
+  // Sites below the root (fabric_sites.h), pods below the sites (fabric_pods.h).
+  SiteTier sites(root, c);
+  PodTier pods(&sites, c.network, (islands * island_size_ + gpn - 1) / gpn);
   hosts_.assign(static_cast<size_t>(islands) * island_size_, nullptr);
-  for (int grp = 0; grp < groups; ++grp) {
-    const int first_island = grp * islands_per_group;
-    const int last_island = std::min(islands, first_island + islands_per_group);
+  for (size_t grp = 0; grp < groups.size(); ++grp) {
+    const auto [first_island, last_island] = groups[grp];
     bool any = false;
     for (int isl = first_island; isl < last_island; ++isl) any = any || needed(isl);
     if (!any) continue;
     const int group_first_node = first_island * island_size_ / gpn;
     const int group_nodes = (last_island * island_size_ - 1) / gpn - group_first_node + 1;
     const double uplink = group_nodes * nics * nic_bandwidth / c.network.oversubscription;
-    sg4::NetZone* zone = root;
-    sg4::NetZone* parent = root;
-    if (fat_tree) {
+    sg4::NetZone* zone = sites.zone_of(group_first_node);
+    sg4::NetZone* parent = zone;
+    if (leaf_zones) {
       parent = pods.parent_of(group_first_node);
       zone = sg4::create_star_zone("leaf" + std::to_string(grp));
       zone->set_parent(parent);
@@ -148,7 +163,7 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
         }
       }
     }
-    if (fat_tree) {
+    if (leaf_zones) {
       // Traffic leaves the group through a router of its own, then the group's uplink.
       auto* gw = zone->create_router("leaf" + std::to_string(grp) + "_gw");
       zone->add_route(gw, nullptr, nullptr, nullptr, {}, false);
@@ -161,6 +176,7 @@ void Platform::build(const ClusterSpec& c, double host_speed, int gpus_used,
     }
   }
   pods.seal();
+  sites.seal();
   root->seal();
   hosts_.resize(gpus_used);
   claims_ = LinkClaims(static_cast<int>(sg4::Engine::get_instance()->get_link_count()));

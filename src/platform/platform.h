@@ -2,7 +2,8 @@
 // precision), NVLink islands and an inter-island fabric.
 //
 //   root (star) ── leaf groups (star zones, fat tree only; one up and one down link each, the
-//   │               capacity of the group's NICs divided by `oversubscription`)
+//   │               capacity of the group's NICs divided by `oversubscription`), below pods
+//   │               (three tiers, fabric_pods.h) and sites (cluster.sites, fabric_sites.h)
 //   └── GPUs: to anywhere   GPU k ──nic_{node, k mod nics}_up──▶ ... ──nic_down──▶ GPU j
 //             same island   GPU k ──nvl_k_up──▶ NVSwitch ──nvl_j_down──▶ GPU j   (bypass route)
 //             to itself     GPU k ──nic_up──▶ ... ──nic_down──▶ GPU k  (loopback through its NIC)
@@ -74,9 +75,12 @@ class Platform {
   double efficiency(int a, int b) const {
     return over_nvlink(a, b) ? nvlink_efficiency_ : network_efficiency_;
   }
-  // Returns the GPU-to-GPU route latency between two GPUs.
+  // Returns the GPU-to-GPU route latency between two GPUs (across sites: the WAN's too).
   double latency(int a, int b) const {
-    return over_nvlink(a, b) ? nvlink_latency_ : network_latency_;
+    if (over_nvlink(a, b)) return nvlink_latency_;
+    const bool wan = sites_.count > 1 && sites_.site_of_node(a / gpus_per_node_, nodes_) !=
+                                             sites_.site_of_node(b / gpus_per_node_, nodes_);
+    return network_latency_ + (wan ? sites_.wan_latency : 0);
   }
   int gpus() const { return static_cast<int>(hosts_.size()); }
   // Returns the route from GPU a to GPU b (resolved once, then cached). Requires both built.
@@ -105,6 +109,8 @@ class Platform {
   std::vector<simgrid::s4u::Host*> pxn_hosts_;  // every GPU built, past gpus_used too
   int gpus_per_node_ = 1;
   bool pxn_ = false;
+  SiteSpec sites_;  // cluster.sites
+  int nodes_ = 1;
   mutable std::unordered_map<long, Route> routes_;
   mutable std::unordered_map<const simgrid::s4u::Link*, int> link_ids_;
   mutable LinkClaims claims_;

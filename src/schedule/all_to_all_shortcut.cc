@@ -38,6 +38,10 @@ std::optional<Shortcut> shared_nic_refusal(const Scenario& sc, const char* traff
                                        "core: the fabric above the NICs may bottleneck the {}",
                                        net.pod_oversubscription, flows)};
   }
+  if (sc.cluster.sites.count > 1) {
+    return Shortcut{false, fmt::format("{} sites: the WAN links may bottleneck the {}",
+                                       sc.cluster.sites.count, flows)};
+  }
   if (net.topology == Topology::kRailOptimized && net.pxn) {
     return Shortcut{false, fmt::format("rail-optimized fabric with PXN: the {} to other rails "
                                        "leave through node-mates' NICs after an NVLink hop",

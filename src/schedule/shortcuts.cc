@@ -77,6 +77,12 @@ Shortcut decide_one_rank_flows(const ClusterSpec& c, const RankMap& ranks) {
                     "fabric above the NICs may bottleneck the TP ranks' flows together",
                     net.pod_oversubscription));
   }
+  if (c.site_of_gpu(0) != c.site_of_gpu(ranks.gpus_spanned() - 1)) {
+    return off(fmt::format(
+        "the plan spans {} sites: every flow between them shares its sites' WAN links, so "
+        "the TP ranks' flows and the replicas' meet there",
+        c.site_of_gpu(ranks.gpus_spanned() - 1) - c.site_of_gpu(0) + 1));
+  }
   return on(
       "the ranks of a TP group reach the network through pairwise different NICs and "
       "the fabric above them has no taper: each rank's identical flows run on links of "
@@ -111,6 +117,13 @@ void decide_one_replica(const Scenario& sc, const RankMap& ranks, bool ep, Short
   s->replicas = 1;
   if (!s->one_rank_flows.taken) {
     s->one_replica = off("needs one_rank_flows (one rank's flows time the group)");
+    return;
+  }
+  if (plan.distributed_optimizer_instances > 1) {
+    s->one_replica = off(fmt::format(
+        "{} distributed-optimizer copies: their gradients cross between replicas in two "
+        "collectives of different groups (inside a copy, then across copies)",
+        plan.distributed_optimizer_instances));
     return;
   }
   if (ep) {
@@ -172,7 +185,8 @@ std::vector<int> shortcut_key(const PlanSpec& p) {
                           static_cast<int>(p.moe_dispatcher),
                           static_cast<int>(p.dp_sharding),
                           p.overlap_param_gather ? 1 : 0,
-                          p.overlap_grad_reduce ? 1 : 0};
+                          p.overlap_grad_reduce ? 1 : 0,
+                          p.distributed_optimizer_instances};
   for (ParallelDim d : p.placement) key.push_back(static_cast<int>(d));
   return key;
 }

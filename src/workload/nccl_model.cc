@@ -21,9 +21,12 @@ int index(CollectiveProtocol p) { return static_cast<int>(p); }
 
 bool hierarchical(const CollectiveShape& s) { return s.islands > 1 && s.per_island > 1; }
 
-double route_latency(StageRings r, const ClusterSpec& c, bool crosses) {
-  return r == StageRings::kInter || (r == StageRings::kFlat && crosses) ? c.network.latency
-                                                                        : c.nvlink.latency;
+// The latency of a stage's route; across sites the slowest edge of a network ring is a WAN
+// edge.
+double route_latency(StageRings r, const ClusterSpec& c, bool crosses, int sites = 1) {
+  const bool net = r == StageRings::kInter || (r == StageRings::kFlat && crosses);
+  if (!net) return c.nvlink.latency;
+  return c.network.latency + (sites > 1 ? c.sites.wan_latency : 0);
 }
 
 double route_bandwidth(StageRings r, const ClusterSpec& c, bool crosses) {
@@ -69,13 +72,26 @@ CollectivePlan make_collective_plan(CollectiveOp op, const CollectiveShape& s, d
   const int n = s.ranks, k = s.islands, cpi = s.per_island;
   const double nvls_eff = c.nvlink.in_switch_reduction_efficiency;
   plan.crosses = k > 1;
+  plan.sites = std::max(1, s.sites);
+  // Across sites (NCCL's cross-datacenter branch, NVIDIA/nccl "cross-dc": rings join a site's
+  // nodes first and cross to the next site once per channel; trees are built per site with
+  // their roots chained): a chunk going round a ring of k islands crosses the WAN S times per
+  // lap, so `inter` inter-island steps cross it inter * S / k times; a tree's chain of site
+  // roots 2 (S - 1) times, up and down.
+  const int sites = plan.sites;
+  const double wan = sites > 1 ? c.sites.wan_latency : 0;
+  const auto ring_wan = [&](int inter, int islands) {
+    return islands > 1 ? inter * double(sites) / islands * wan : 0.0;
+  };
+  const double tree_wan = 2.0 * (sites - 1) * wan;
   if (n < 2 || bytes <= 0) return plan;
   switch (a) {
     case CollectiveAlgorithm::kAuto:
     case CollectiveAlgorithm::kRing: {
       // tuning.cc: baseLat + (nsteps - nInterSteps) * intraLat + nInterSteps * interLat.
       const int steps = op_steps(op, n), inter = k > 1 ? op_steps(op, k) : 0;
-      plan.latency = nc.base_latency[pi] + (steps - inter) * lat_nv + inter * lat_net;
+      plan.latency =
+          nc.base_latency[pi] + (steps - inter) * lat_nv + inter * lat_net + ring_wan(inter, k);
       if (!hierarchical(s)) {
         plan.stages.push_back({StageRings::kFlat, steps, bytes / n * steps, frac, 0});
         break;
@@ -98,7 +114,7 @@ CollectivePlan make_collective_plan(CollectiveOp op, const CollectiveShape& s, d
       // again, a node's NIC carries 2(k-1)/k of that each way: all of it between two nodes (the
       // child sends, the root answers), twice it at an interior node of a large tree.
       const int depth = tree_depth(k);
-      plan.latency = nc.base_latency[pi] + 2 * ((cpi - 1) * lat_nv + depth * lat_net);
+      plan.latency = nc.base_latency[pi] + 2 * ((cpi - 1) * lat_nv + depth * lat_net) + tree_wan;
       const CollectiveStage chain{StageRings::kIntra, cpi - 1, bytes, frac, 0};
       if (cpi > 1) plan.stages.push_back(chain);
       plan.stages.push_back({cpi > 1 ? StageRings::kInter : StageRings::kFlat, 2 * depth,
@@ -115,7 +131,7 @@ CollectivePlan make_collective_plan(CollectiveOp op, const CollectiveShape& s, d
       // NVLS reduce-scatter in the island (S up, S/c down per GPU), the tree across islands on
       // 1/c, NVLS all-gather (S/c up, S down): each NVLS stage moves (S + S/c) / 2 each way.
       const int depth = tree_depth(k);
-      plan.latency = nc.nvls_latency + 2 * c.nvlink.latency + 2 * depth * lat_net;
+      plan.latency = nc.nvls_latency + 2 * c.nvlink.latency + 2 * depth * lat_net + tree_wan;
       const CollectiveStage in_switch{StageRings::kIntra, 1, bytes * (1 + 1.0 / cpi) / 2, 1,
                                       nvls_eff};
       plan.stages.push_back(in_switch);
@@ -187,7 +203,8 @@ double collective_plan_time(const CollectivePlan& plan, const ClusterSpec& c, bo
   const bool crosses = plan.crosses;
   double routes = 0, rest = 0;
   const std::vector<PlanPhase> phases = plan_phases(plan);
-  const bool stepwise = !collapse_steps && (plan.chunks <= 1 || plan.stages.size() == 1);
+  const bool stepwise =
+      !collapse_steps && plan.sites <= 1 && (plan.chunks <= 1 || plan.stages.size() == 1);
   for (const PlanPhase& ph : phases) {
     // Stages on the same rings share their links: their bytes add up.
     double busy[3] = {0, 0, 0}, lat[3] = {0, 0, 0};
@@ -200,7 +217,7 @@ double collective_plan_time(const CollectivePlan& plan, const ClusterSpec& c, bo
                             : route_bandwidth(st.rings, c, crosses) * st.fraction;
       busy[r] += st.bytes * ph.shares[j] / bw;
       const int hops = stepwise ? st.steps : 1;
-      lat[r] = std::max(lat[r], hops * route_latency(st.rings, c, crosses));
+      lat[r] = std::max(lat[r], hops * route_latency(st.rings, c, crosses, plan.sites));
       used[r] = true;
     }
     double latest = 0;
@@ -215,6 +232,18 @@ double collective_plan_time(const CollectivePlan& plan, const ClusterSpec& c, bo
     rest += beyond;
   }
   return std::max(plan.latency, routes) + rest;
+}
+
+int group_sites(const std::vector<int>& group, const ClusterSpec& c) {
+  if (c.sites.count <= 1) return 1;
+  std::vector<char> seen(static_cast<size_t>(c.sites.count), 0);
+  int n = 0;
+  for (int gpu : group) {
+    char& s = seen[static_cast<size_t>(c.site_of_gpu(gpu))];
+    n += s == 0;
+    s = 1;
+  }
+  return std::max(1, n);
 }
 
 double bus_bandwidth_factor(CollectiveOp op, int n) {

@@ -23,11 +23,12 @@
 namespace trident {
 
 // How a group lies on the islands: n members over k islands, c per island when every island
-// holds the same count (0 when not).
+// holds the same count (0 when not), over `sites` datacenters (cluster.sites).
 struct CollectiveShape {
   int ranks = 1;
   int islands = 1;
   int per_island = 1;
+  int sites = 1;
 };
 
 enum class StageRings { kFlat, kIntra, kInter };
@@ -46,8 +47,12 @@ struct CollectivePlan {
   double latency = 0;    // s: NCCL's latency of the collective (covers the routes' latencies)
   int chunks = 1;        // pipeline chunks when there are several stages
   bool crosses = false;  // the group spans islands (a flat stage then runs over the network)
+  int sites = 1;         // datacenters the group spans: its network rings cross the WAN
   std::vector<CollectiveStage> stages;
 };
+
+// Returns the datacenters (cluster.sites) that the GPUs of `group` lie in.
+int group_sites(const std::vector<int>& group, const ClusterSpec& cluster);
 
 // Returns the shape of `group` given `island_of`.
 template <class IslandOf>
@@ -68,7 +73,9 @@ bool algorithm_applies(CollectiveAlgorithm algorithm, CollectiveOp op, const Col
 
 // Returns the plan NCCL's tuning picks: cluster.nccl's forced algorithm and protocol where they
 // apply (else ring, or every protocol), then the candidate of least collective_plan_time (ties:
-// ring before tree before NVLS before NVLS-tree, Simple before LL128 before LL).
+// ring before tree before NVLS before NVLS-tree, Simple before LL128 before LL). Across sites
+// the candidates are timed with the WAN's latency (NCCL's cross-datacenter rings and trees,
+// docs/fabrics.md).
 CollectivePlan choose_collective_plan(CollectiveOp op, const CollectiveShape& shape, double bytes,
                                       const ClusterSpec& cluster);
 

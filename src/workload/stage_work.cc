@@ -931,9 +931,13 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     // expert-data-parallel group (t cp d / (EP ETP)), the rest over d cp (Megatron-Core's
     // expert DDP).
     const double experts = st.expert_params_per_gpu, dense = params - experts;
-    const double opt_share = plan.distributed_optimizer ? d : 1;
+    // Each copy of the distributed optimizer (num_distributed_optimizer_instances) steps its
+    // d cp / instances GPUs' shards: every GPU steps instances times the parameters.
+    const int copies = plan.distributed_optimizer_instances;
+    const double opt_share = plan.distributed_optimizer ? plan.optimizer_shards() : 1;
     const double grad_elem = grad_element_bytes(plan);
-    const double expert_share = plan.distributed_optimizer ? plan.expert_data_parallel() : 1;
+    const double expert_share =
+        plan.distributed_optimizer ? double(plan.expert_data_parallel()) / copies : 1;
     const double sharded = dense / opt_share + experts / expert_share;
     st.grad_bytes = dense * grad_elem;
     st.param_gather_bytes = plan.distributed_optimizer ? dense * gather_bytes : 0;
@@ -946,8 +950,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
         low_params * (fp4 ? nvfp4_weight_cast_bytes_per_param() : fp8_weight_cast);
     // Optimizer CPU offload: the host steps its share (optimizer_offload.h); the GPU the rest.
     // Its shard holds about 4 weight matrices a layer of the stage, / d cp.
-    st.offload = optimizer_offload(plan, sc.cluster, sharded,
-                                   4.0 * st.num_layers / (plan.distributed_optimizer ? d : 1));
+    st.offload = optimizer_offload(
+        plan, sc.cluster, sharded,
+        4.0 * st.num_layers / (plan.distributed_optimizer ? plan.optimizer_shards() : 1));
     const double on_gpu = sharded - st.offload.params;
     st.optimizer_s = timed_optimizer(compute, on_gpu * adam_bytes_per_param(plan), fp8 || fp4,
                                      cast_bytes, &st.compute);
@@ -968,18 +973,22 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     const double logits_transient = st.memory.logits_transient;
     const double weight_elem = weight_bytes + fp8_weight_bytes;
     const bool fsdp = plan.shards_params();
-    st.memory = sharded_memory(plan, d, dense, max_unit, fsdp ? max_unit : st.grad_bucket_params,
-                               weight_elem, grad_elem);
+    // One distributed-optimizer copy shards over d cp / instances GPUs (Megatron-Core's
+    // intra_partial_data_parallel group), the experts' over EDP / instances.
+    const double shards = plan.optimizer_shards();
+    const double expert_shards = edp / copies;
+    st.memory = sharded_memory(plan, shards, dense, max_unit,
+                               fsdp ? max_unit : st.grad_bucket_params, weight_elem, grad_elem);
     st.memory.dispatch_buffers = dispatch_buffers;
     st.memory.logits_transient = logits_transient;
     // The embedding and output weights stay 16-bit, without FP8 copies.
     if (fp8) {
-      const double share = fsdp && d > 1 ? d : 1;
+      const double share = fsdp && shards > 1 ? shards : 1;
       st.memory.weights -= st_16bit_params * (weight_elem - 2) / share;
     }
     st.memory.reserved = reserved_memory(sc.cluster, model, plan, s);
     const StageMemory expert_memory =
-        sharded_memory(plan, edp, experts, max_expert_unit,
+        sharded_memory(plan, expert_shards, experts, max_expert_unit,
                        fsdp ? max_expert_unit : st.grad_bucket_params, weight_elem, grad_elem);
     st.memory.weights += expert_memory.weights;
     st.memory.gradients += expert_memory.gradients;
@@ -988,7 +997,9 @@ Workload build_workload(const Scenario& sc, const std::vector<StageProgram>& pro
     // fp8 and first_last_layers_bf16: no FP8 copies of the BF16 layers (their share under
     // optim_grads_params); fp4: NVFP4 copies of the FP4 layers only, unsharded (TE caches them
     // per module, docs/memory.md D7).
-    if (fp8) st.memory.weights -= bf16_params * fp8_weight_bytes / (fsdp && d > 1 ? d : 1);
+    if (fp8) {
+      st.memory.weights -= bf16_params * fp8_weight_bytes / (fsdp && shards > 1 ? shards : 1);
+    }
     if (fp4) st.memory.weights += low_params * nvfp4_weight_bytes_per_param();
     // Offload: the host holds the offloaded share of the optimizer state.
     if (st.offload.active) {
