@@ -180,11 +180,15 @@ TEST_CASE("replicas standing for the rest of their expert groups time the step a
       {"EP 16 = d over two nodes", 1, 16, 16, 8, MoeDispatcher::kAllToAll},
       {"ETP 1: EP 16 over t x d", 2, 8, 16, 4, MoeDispatcher::kAllToAll},
       {"flex EP 16 = d over two nodes", 1, 16, 16, 8, MoeDispatcher::kFlex},
+      // Expert-data-parallel groups of 2 (EP x ETP < t x d): their rings mirrored as well.
+      {"EP 16 of d 32: expert-data-parallel pairs", 1, 32, 16, 8, MoeDispatcher::kAllToAll},
+      {"ETP 1: EP 16 over t x d 32, expert-data-parallel pairs", 2, 16, 16, 4,
+       MoeDispatcher::kAllToAll},
   };
   for (const Case& c : cases) {
     for (bool zero1 : {false, true}) {
       INFO(c.name << "; distributed optimizer and overlap_grad_reduce: " << zero1);
-      Scenario sc = moe_scenario(4, c.t, 1, c.d, c.ep, 1);
+      Scenario sc = moe_scenario(c.t * c.d * 2 / 8, c.t, 1, c.d, c.ep, 1);
       sc.plan.placement = {ParallelDim::kTensor, ParallelDim::kData, ParallelDim::kPipeline};
       sc.plan.moe_dispatcher = c.dispatcher;
       sc.plan.distributed_optimizer = zero1;

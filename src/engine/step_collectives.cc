@@ -51,6 +51,13 @@ const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, 
       mirrored.simulated = [this](int gpu) { return simulated_gpu_[gpu] != 0; };
       mirrored.mirror_inter = true;
       phases = lower_collective(op, groups, bytes, island_of, mirrored);
+    } else if (one_replica_ && (kind == CollKind::kExpertData || kind == CollKind::kExpertGather)) {
+      // Replicas standing for others over expert groups: the simulated GPUs' expert-data
+      // rings, inter-island edges mirrored (schedule/all_to_all_shortcut.h).
+      LoweringOptions mirrored = lowering_;
+      mirrored.simulated = [this](int gpu) { return simulated_gpu_[gpu] != 0; };
+      mirrored.mirror_inter = true;
+      phases = lower_collective(op, groups, bytes, island_of, mirrored);
     } else if (one_replica_ && (kind == CollKind::kData || kind == CollKind::kGather)) {
       // One replica mirrored: each context rank's edge of the d x cp ring on its own NIC.
       phases = lower_mirrored(choose_collective_plan(op, {dc_, dc_, 1}, bytes, sc_.cluster),

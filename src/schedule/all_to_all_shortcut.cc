@@ -138,13 +138,6 @@ int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collaps
         busiest);
     return 0;
   }
-  if (plan.expert_data_parallel() != 1) {
-    *reason = fmt::format(
-        "the expert weights reduce over expert-data-parallel groups of {} (EP x ETP < t x cp x "
-        "d): their rings are not mirrored, so every replica is simulated",
-        plan.expert_data_parallel());
-    return 0;
-  }
   const int r = ranks.replicas_filling_islands();
   if (r == 0) {
     *reason =
@@ -167,6 +160,21 @@ int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collaps
             return 0;
           }
         }
+        // The expert weights reduce over expert-data-parallel groups (EP x ETP < t x cp x d):
+        // their rings are mirrored as the dense ones are, which needs every island a group
+        // touches to hold as many of its members.
+        std::map<int, int> data_members;
+        for (int gpu : experts.expert_data_group(first + etp, pp)) {
+          ++data_members[ranks.island_of(gpu)];
+        }
+        for (const auto& island : data_members) {
+          if (island.second != data_members.begin()->second) {
+            *reason =
+                "an expert-data-parallel group has more members in one NVLink island than in "
+                "another: its rings are not alike, so every replica is simulated";
+            return 0;
+          }
+        }
       }
     }
   }
@@ -176,8 +184,8 @@ int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collaps
       "routing is balanced and the expert all-to-alls are collapsed (each member's cross-island "
       "share out through its own NIC and back, its in-island share to its island neighbour), "
       "so every island's all-to-all flows are alike: the simulated islands' members meet in "
-      "each all-to-all and time the others'; their data-parallel NVLink stages are simulated, "
-      "each inter-island edge mirrored through its own NIC",
+      "each all-to-all and time the others'; their data-parallel and expert-data-parallel "
+      "NVLink stages are simulated, each inter-island edge mirrored through its own NIC",
       r - 1);
   return r;
 }
