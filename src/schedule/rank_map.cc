@@ -117,106 +117,139 @@ std::vector<int> RankMap::data_group(int tp, int pp) const {
 }
 
 bool RankMap::tensor_groups_in_islands() const {
-  for (const std::vector<int>& g : groups({ParallelDim::kTensor})) {
-    for (int gpu : g) {
-      if (island_of(gpu) != island_of(g.front())) return false;
-    }
+  if (!memo_.in_islands) {
+    memo_.in_islands = [&]() -> bool {
+      for (const std::vector<int>& g : groups({ParallelDim::kTensor})) {
+        for (int gpu : g) {
+          if (island_of(gpu) != island_of(g.front())) return false;
+        }
+      }
+      return true;
+    }();
   }
-  return true;
+  return *memo_.in_islands;
 }
 
 bool RankMap::tensor_ranks_on_distinct_nics() const {
-  for (const std::vector<int>& g : groups({ParallelDim::kTensor})) {
-    std::set<std::pair<int, int>> nics;
-    for (int gpu : g) {
-      if (!nics.insert({gpu / gpus_per_node_, (gpu % gpus_per_node_) % nics_per_node_}).second) {
-        return false;
+  if (!memo_.distinct_nics) {
+    memo_.distinct_nics = [&]() -> bool {
+      for (const std::vector<int>& g : groups({ParallelDim::kTensor})) {
+        std::set<std::pair<int, int>> nics;
+        for (int gpu : g) {
+          if (!nics.insert({gpu / gpus_per_node_, (gpu % gpus_per_node_) % nics_per_node_})
+                   .second) {
+            return false;
+          }
+        }
       }
-    }
+      return true;
+    }();
   }
-  return true;
+  return *memo_.distinct_nics;
 }
 
 bool RankMap::data_groups_one_per_island() const {
-  for (const std::vector<int>& g : groups({ParallelDim::kData, ParallelDim::kContext})) {
-    std::set<int> islands;
-    for (int gpu : g) {
-      if (!islands.insert(island_of(gpu)).second) return false;
-    }
+  if (!memo_.one_per_island) {
+    memo_.one_per_island = [&]() -> bool {
+      for (const std::vector<int>& g : groups({ParallelDim::kData, ParallelDim::kContext})) {
+        std::set<int> islands;
+        for (int gpu : g) {
+          if (!islands.insert(island_of(gpu)).second) return false;
+        }
+      }
+      return true;
+    }();
   }
-  return true;
+  return *memo_.one_per_island;
 }
 
 int RankMap::replicas_filling_islands() const {
-  const int t = size(ParallelDim::kTensor), c = size(ParallelDim::kContext);
-  const int d = size(ParallelDim::kData), p = size(ParallelDim::kPipeline);
-  for (int r = 1; r < d; ++r) {
-    if (d % r != 0) continue;
-    bool fills = true;
-    for (int pp = 0; fills && pp < p; ++pp) {
-      for (int tp = 0; fills && tp < t; ++tp) {
-        std::map<int, std::pair<int, int>> by_island;  // island -> (members, simulated)
-        for (int dp = 0; dp < d; ++dp) {
-          for (int cp = 0; cp < c; ++cp) {
-            auto& [members, simulated] = by_island[island_of(gpu(tp, cp, dp, pp))];
-            ++members;
-            if (dp < r) ++simulated;
+  if (!memo_.replicas) {
+    memo_.replicas = [&]() -> int {
+      const int t = size(ParallelDim::kTensor), c = size(ParallelDim::kContext);
+      const int d = size(ParallelDim::kData), p = size(ParallelDim::kPipeline);
+      for (int r = 1; r < d; ++r) {
+        if (d % r != 0) continue;
+        bool fills = true;
+        for (int pp = 0; fills && pp < p; ++pp) {
+          for (int tp = 0; fills && tp < t; ++tp) {
+            std::map<int, std::pair<int, int>> by_island;  // island -> (members, simulated)
+            for (int dp = 0; dp < d; ++dp) {
+              for (int cp = 0; cp < c; ++cp) {
+                auto& [members, simulated] = by_island[island_of(gpu(tp, cp, dp, pp))];
+                ++members;
+                if (dp < r) ++simulated;
+              }
+            }
+            const int share = by_island.begin()->second.first;
+            for (const auto& [island, counts] : by_island) {
+              const auto [members, simulated] = counts;
+              if (share < 2 || members != share || (simulated != 0 && simulated != members)) {
+                fills = false;
+              }
+            }
+            if (by_island.size() < 2) fills = false;
           }
         }
-        const int share = by_island.begin()->second.first;
-        for (const auto& [island, counts] : by_island) {
-          const auto [members, simulated] = counts;
-          if (share < 2 || members != share || (simulated != 0 && simulated != members)) {
-            fills = false;
+        // A NIC serves simulated GPUs only or none: the others' flows are not simulated.
+        std::map<std::pair<int, int>, std::set<bool>> nic_users;
+        for (int pp = 0; fills && pp < p; ++pp) {
+          for (int dp = 0; dp < d; ++dp) {
+            for (int cp = 0; cp < c; ++cp) {
+              for (int tp = 0; tp < t; ++tp) {
+                const int g = gpu(tp, cp, dp, pp);
+                nic_users[{g / gpus_per_node_, (g % gpus_per_node_) % nics_per_node_}].insert(dp <
+                                                                                              r);
+              }
+            }
           }
         }
-        if (by_island.size() < 2) fills = false;
+        for (const auto& [nic, users] : nic_users) {
+          if (users.size() > 1) fills = false;
+        }
+        if (fills) return r;
       }
-    }
-    // A NIC serves simulated GPUs only or none: the others' flows are not simulated.
-    std::map<std::pair<int, int>, std::set<bool>> nic_users;
-    for (int pp = 0; fills && pp < p; ++pp) {
-      for (int dp = 0; dp < d; ++dp) {
-        for (int cp = 0; cp < c; ++cp) {
-          for (int tp = 0; tp < t; ++tp) {
-            const int g = gpu(tp, cp, dp, pp);
-            nic_users[{g / gpus_per_node_, (g % gpus_per_node_) % nics_per_node_}].insert(dp < r);
-          }
-        }
-      }
-    }
-    for (const auto& [nic, users] : nic_users) {
-      if (users.size() > 1) fills = false;
-    }
-    if (fills) return r;
+      return 0;
+    }();
   }
-  return 0;
+  return *memo_.replicas;
 }
 
 bool RankMap::tensor_groups_fill_islands() const {
-  for (const std::vector<int>& g : groups({ParallelDim::kTensor})) {
-    std::map<int, int> members;
-    for (int gpu : g) ++members[island_of(gpu)];
-    if (members.size() < 2) return false;
-    for (const auto& [island, n] : members) {
-      if (n != std::min(per_island_, island_size_)) return false;
-    }
+  if (!memo_.fill_islands) {
+    memo_.fill_islands = [&]() -> bool {
+      for (const std::vector<int>& g : groups({ParallelDim::kTensor})) {
+        std::map<int, int> members;
+        for (int gpu : g) ++members[island_of(gpu)];
+        if (members.size() < 2) return false;
+        for (const auto& [island, n] : members) {
+          if (n != std::min(per_island_, island_size_)) return false;
+        }
+      }
+      return true;
+    }();
   }
-  return true;
+  return *memo_.fill_islands;
 }
 
 bool RankMap::tensor_traffic_isolated() const {
-  if (!tensor_groups_in_islands()) return false;
-  for (int pp = 0; pp + 1 < size(ParallelDim::kPipeline); ++pp) {
-    for (int dp = 0; dp < size(ParallelDim::kData); ++dp) {
-      for (int cp = 0; cp < size(ParallelDim::kContext); ++cp) {
-        for (int tp = 0; tp < size(ParallelDim::kTensor); ++tp) {
-          if (island_of(gpu(tp, cp, dp, pp)) == island_of(gpu(tp, cp, dp, pp + 1))) return false;
+  if (!memo_.isolated) {
+    memo_.isolated = [&]() -> bool {
+      if (!tensor_groups_in_islands()) return false;
+      for (int pp = 0; pp + 1 < size(ParallelDim::kPipeline); ++pp) {
+        for (int dp = 0; dp < size(ParallelDim::kData); ++dp) {
+          for (int cp = 0; cp < size(ParallelDim::kContext); ++cp) {
+            for (int tp = 0; tp < size(ParallelDim::kTensor); ++tp) {
+              if (island_of(gpu(tp, cp, dp, pp)) == island_of(gpu(tp, cp, dp, pp + 1)))
+                return false;
+            }
+          }
         }
       }
-    }
+      return true;
+    }();
   }
-  return true;
+  return *memo_.isolated;
 }
 
 }  // namespace trident

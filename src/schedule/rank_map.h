@@ -9,6 +9,7 @@
 #define TRIDENT_SCHEDULE_RANK_MAP_H_
 
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "config/cluster.h"
@@ -89,6 +90,13 @@ class RankMap {
   int rank(const RankCoord& c) const;
   std::vector<int> rank_group(const RankCoord& c, const std::vector<ParallelDim>& vary) const;
   int per_island_;  // GPUs used per island (plan.gpus_per_island, or the whole island)
+  // The predicates above walk every GPU: each is worked out once per map (the plan search
+  // asks one map of 131,072 GPUs for its shortcuts many times, ScopeMemo).
+  struct Memo {
+    std::optional<bool> in_islands, distinct_nics, one_per_island, fill_islands, isolated;
+    std::optional<int> replicas;
+  };
+  mutable Memo memo_;
   int island_size_;
   int gpus_per_node_;
   int nics_per_node_;

@@ -207,6 +207,12 @@ bool parse_fidelity(const std::string& name, Fidelity* out) {
 }
 
 Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
+  if (fidelity == Fidelity::kFull) return decide_shortcuts(sc, fidelity, nullptr);
+  const RankMap ranks(sc.plan, sc.cluster);
+  return decide_shortcuts(sc, fidelity, &ranks);
+}
+
+Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity, const RankMap* rank_map) {
   Shortcuts s;
   s.fidelity = fidelity;
   s.nic_all_to_all = decide_nic_all_to_all(sc, fidelity);
@@ -217,7 +223,7 @@ Shortcuts decide_shortcuts(const Scenario& sc, Fidelity fidelity) {
         s.collapsed_steps = s.claimed_runs = off(why);
     return s;
   }
-  const RankMap ranks(sc.plan, sc.cluster);
+  const RankMap& ranks = *rank_map;
   s.group_actor =
       on("the GPUs of a TP group run identical programs; their collectives and "
          "transfers still move every GPU's bytes");
@@ -323,7 +329,15 @@ const SimulatedScope& ScopeMemo::fast_scope(const PlanSpec& plan, const ModelSpe
   auto it = scopes_.find(key);
   if (it == scopes_.end()) {
     const Scenario sc = scenario_of(plan, model, cluster);
-    it = scopes_.emplace(key, simulated_scope(plan, decide_shortcuts(sc, Fidelity::kFast))).first;
+    // Plans that differ only in fields the rank map does not read share its predicates.
+    std::vector<int> layout = {plan.tensor, plan.context, plan.pipeline, plan.data,
+                               plan.gpus_per_island};
+    for (ParallelDim d : plan.placement) layout.push_back(static_cast<int>(d));
+    auto r = ranks_.find(layout);
+    if (r == ranks_.end()) r = ranks_.emplace(layout, RankMap(plan, cluster)).first;
+    it = scopes_
+             .emplace(key, simulated_scope(plan, decide_shortcuts(sc, Fidelity::kFast, &r->second)))
+             .first;
   }
   return it->second;
 }

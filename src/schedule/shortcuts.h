@@ -13,6 +13,7 @@
 
 #include "config/checks.h"
 #include "config/scenario.h"
+#include "schedule/rank_map.h"
 
 namespace trident {
 
@@ -80,6 +81,9 @@ struct Shortcuts {
 // Returns the shortcuts a step of `scenario` simulated at `fidelity` takes. Requires a validated
 // scenario whose plan fits its cluster.
 Shortcuts decide_shortcuts(const Scenario& scenario, Fidelity fidelity);
+// The same with the rank map of the scenario's plan and cluster given (its predicates worked
+// out once for many plans of one layout); null only with full fidelity.
+Shortcuts decide_shortcuts(const Scenario& scenario, Fidelity fidelity, const RankMap* ranks);
 
 // Returns what a step taking `shortcuts` simulates of `plan`, for the activity estimate:
 // replicas_simulated (every replica at full fidelity), fused_tp, mirrored_tp, and
@@ -106,6 +110,7 @@ class ScopeMemo {
 
  private:
   std::map<std::vector<int>, SimulatedScope> scopes_;
+  std::map<std::vector<int>, RankMap> ranks_;  // by layout: t, cp, p, d, gpus per island, order
 };
 
 // Returns the problem (none or one) of a step of `scenario` simulated at `fidelity` that would
