@@ -80,11 +80,9 @@ std::vector<int> RankMap::rank_group(const RankCoord& c,
 
 std::vector<std::vector<int>> RankMap::groups(const std::vector<ParallelDim>& vary) const {
   std::vector<std::vector<int>> out;
-  std::set<int> seen;
   const int n = size(ParallelDim::kTensor) * size(ParallelDim::kContext) *
                 size(ParallelDim::kData) * size(ParallelDim::kPipeline);
   for (int r = 0; r < n; ++r) {
-    if (seen.count(r)) continue;
     RankCoord c;
     int rest = r;
     for (ParallelDim d : order_) {
@@ -95,9 +93,11 @@ std::vector<std::vector<int>> RankMap::groups(const std::vector<ParallelDim>& va
       if (d == ParallelDim::kData) c.dp = v;
       if (d == ParallelDim::kPipeline) c.pp = v;
     }
-    const std::vector<int> ranks = rank_group(c, vary);
-    seen.insert(ranks.begin(), ranks.end());
-    out.push_back(group(c, vary));
+    // A group's first rank is the one at 0 along every varied dimension: each group once, in
+    // order of its first rank.
+    bool first = true;
+    for (ParallelDim d : vary) first = first && coord_of(c, d) == 0;
+    if (first) out.push_back(group(c, vary));
   }
   return out;
 }
