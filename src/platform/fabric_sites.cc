@@ -25,28 +25,29 @@ sg4::NetZone* SiteTier::zone_of(int node) {
 
 void SiteTier::seal() {
   for (auto& [site, zone] : zones_) {
-    const std::string name = "site" + std::to_string(site);
-    // As for a pod (fabric_pods.cc): the site's gateway in a zone of its own, so that SimGrid
-    // reaches it climbing one zone at a time.
-    sg4::NetZone* edge = sg4::create_star_zone(name + "_edge");
-    edge->set_parent(zone);
-    auto* gw = edge->create_router(name + "_gw");
-    edge->add_route(gw, nullptr, nullptr, nullptr, {}, false);
-    edge->add_route(nullptr, gw, nullptr, nullptr, {}, false);
-    edge->seal();
-    zone->add_route(edge->get_netpoint(), nullptr, gw, nullptr, {}, false);
-    zone->add_route(nullptr, edge->get_netpoint(), nullptr, gw, {}, false);
-    const double lat = sites_.wan_latency / 2;
-    sg4::Link* up =
-        root_->create_link(name + "_wan_up", sites_.wan_bandwidth)->set_latency(lat)->seal();
-    sg4::Link* down =
-        root_->create_link(name + "_wan_down", sites_.wan_bandwidth)->set_latency(lat)->seal();
-    zone->seal();
-    root_->add_route(zone->get_netpoint(), nullptr, gw, nullptr,
-                     std::vector<sg4::LinkInRoute>{sg4::LinkInRoute(up)}, false);
-    root_->add_route(nullptr, zone->get_netpoint(), nullptr, gw,
-                     std::vector<sg4::LinkInRoute>{sg4::LinkInRoute(down)}, false);
+    seal_below(root_, zone, "site" + std::to_string(site), "edge", "_wan", sites_.wan_bandwidth,
+               sites_.wan_latency / 2);
   }
+}
+
+void seal_below(sg4::NetZone* parent, sg4::NetZone* zone, const std::string& name,
+                const char* gateway_zone, const char* link, double bandwidth, double latency) {
+  sg4::NetZone* edge = sg4::create_star_zone(name + "_" + gateway_zone);
+  edge->set_parent(zone);
+  auto* gw = edge->create_router(name + "_gw");
+  edge->add_route(gw, nullptr, nullptr, nullptr, {}, false);
+  edge->add_route(nullptr, gw, nullptr, nullptr, {}, false);
+  edge->seal();
+  zone->add_route(edge->get_netpoint(), nullptr, gw, nullptr, {}, false);
+  zone->add_route(nullptr, edge->get_netpoint(), nullptr, gw, {}, false);
+  const std::string ln = name + link;
+  sg4::Link* up = parent->create_link(ln + "_up", bandwidth)->set_latency(latency)->seal();
+  sg4::Link* down = parent->create_link(ln + "_down", bandwidth)->set_latency(latency)->seal();
+  zone->seal();
+  parent->add_route(zone->get_netpoint(), nullptr, gw, nullptr,
+                    std::vector<sg4::LinkInRoute>{sg4::LinkInRoute(up)}, false);
+  parent->add_route(nullptr, zone->get_netpoint(), nullptr, gw,
+                    std::vector<sg4::LinkInRoute>{sg4::LinkInRoute(down)}, false);
 }
 
 }  // namespace trident

@@ -10,10 +10,19 @@
 
 #include <map>
 #include <simgrid/s4u/NetZone.hpp>
+#include <string>
 
 #include "config/cluster.h"
 
 namespace trident {
+
+// Seals `zone` (a child of `parent`, every route inside it added) and joins it to `parent`
+// through a gateway router `NAME_gw` in a zone of its own, `NAME_<gateway_zone>`, below `zone`
+// (SimGrid climbs from a host to a gateway one zone at a time, so a router beside child zones
+// is not reachable), over one up and one down link `NAME<link>_up` / `_down` of `bandwidth`
+// and `latency` each. Used by sites and by a fat tree's pods (fabric_pods.h).
+void seal_below(simgrid::s4u::NetZone* parent, simgrid::s4u::NetZone* zone, const std::string& name,
+                const char* gateway_zone, const char* link, double bandwidth, double latency);
 
 class SiteTier {
  public:
