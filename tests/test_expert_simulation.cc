@@ -159,12 +159,55 @@ TEST_CASE("whole islands of replicas stand for the rest when the expert groups s
   Scenario hot = sc;
   hot.plan.moe_load_imbalance = 1.5;
   CHECK_FALSE(decide_shortcuts(hot, Fidelity::kFast).one_replica.taken);
-  // Per-pair all-to-all flows (EP 8 inside a node: no NIC collapse) reach every replica.
-  CHECK_FALSE(decide_shortcuts(moe_scenario(4, 1, 1, 16, 8, 1), Fidelity::kFast).one_replica.taken);
+  // EP 8 inside a node: per-pair flows (no NIC collapse), but on each island's own NVLink
+  // links, alike in every island (the next test case).
+  CHECK(decide_shortcuts(moe_scenario(4, 1, 1, 16, 8, 1), Fidelity::kFast).one_replica.taken);
+  // Expert groups of 8 over 4 islands (data parallelism outermost): per-pair flows across
+  // islands reach every replica.
+  Scenario spread = moe_scenario(4, 1, 1, 16, 8, 1);
+  spread.plan.placement = {ParallelDim::kTensor, ParallelDim::kPipeline, ParallelDim::kData};
+  CHECK_FALSE(decide_shortcuts(spread, Fidelity::kFast).one_replica.taken);
   // Sharded gradients keep the collapse, and so this, off.
   Scenario zero2 = sc;
   zero2.plan.dp_sharding = DpSharding::kOptimGrads;
   CHECK_FALSE(decide_shortcuts(zero2, Fidelity::kFast).one_replica.taken);
+}
+
+TEST_CASE("expert groups inside islands: the replicas of one island time the step as all do",
+          "[engine][moe][fidelity]") {
+  // EP 8 inside each 8-GPU node: per-pair all-to-all flows on the island's NVLink, alike in
+  // every island whatever the routing imbalance. The reference simulates every replica (a
+  // fat tree tapered by 1e-9 turns the replica shortcut off and slows nothing measurably). The
+  // taper also turns collapsed_flex off, which under contention with overlapped gradient
+  // buckets differs by itself (shortcuts.h): flex is compared without them.
+  for (MoeDispatcher dispatcher : {MoeDispatcher::kAllToAll, MoeDispatcher::kFlex}) {
+    for (double imbalance : {1.0, 1.3}) {
+      for (bool zero1 : {false, true}) {
+        if (dispatcher == MoeDispatcher::kFlex && zero1) continue;
+        INFO("flex " << (dispatcher == MoeDispatcher::kFlex) << ", imbalance " << imbalance
+                     << ", distributed optimizer and overlap_grad_reduce " << zero1);
+        Scenario sc = moe_scenario(4, 1, 1, 16, 8, 1);
+        sc.plan.placement = {ParallelDim::kData, ParallelDim::kTensor, ParallelDim::kPipeline};
+        sc.plan.moe_dispatcher = dispatcher;
+        sc.plan.moe_load_imbalance = imbalance;
+        sc.plan.distributed_optimizer = zero1;
+        sc.plan.overlap_grad_reduce = zero1;
+        Scenario every = sc;
+        every.cluster.network.oversubscription = 1 + 1e-9;
+        const Shortcuts s = decide_shortcuts(sc, Fidelity::kFast);
+        INFO(s.one_replica.reason);
+        REQUIRE(s.one_replica.taken);
+        CHECK(s.replicas == 8);
+        REQUIRE_FALSE(decide_shortcuts(every, Fidelity::kFast).one_replica.taken);
+        const Report few = simulate_report(sc, Fidelity::kFast);
+        const Report all = simulate_report(every, Fidelity::kFast);
+        CHECK(few.step_time_s == Approx(all.step_time_s).epsilon(1e-6));
+        CHECK(few.ep_comm_exposed_s == Approx(all.ep_comm_exposed_s).margin(1e-9).epsilon(1e-6));
+        CHECK(few.dp_comm_exposed_s == Approx(all.dp_comm_exposed_s).margin(1e-9).epsilon(1e-6));
+        CHECK(few.pp_comm_exposed_s == Approx(all.pp_comm_exposed_s).margin(1e-9).epsilon(1e-6));
+      }
+    }
+  }
 }
 
 TEST_CASE("replicas standing for the rest of their expert groups time the step as all do",

@@ -349,9 +349,11 @@ TEST_CASE("activity limit: a published run is accepted in fast fidelity, refused
 
 TEST_CASE("activity limit: plans that simulate every replica are still refused when too large",
           "[shortcuts][limits]") {
-  // Expert parallelism: expert groups join replicas, so every replica is simulated.
-  const Scenario moe = load_scenario(source_path("scenarios/mixtral-8x7b-dgx-h100.yaml"),
-                                     {"plan.global_batch_size=65536"});
+  // Expert parallelism with each expert group spread over four nodes (data parallelism
+  // outermost): per-pair all-to-all flows join replicas, so every replica is simulated.
+  const Scenario moe =
+      load_scenario(source_path("scenarios/mixtral-8x7b-dgx-h100.yaml"),
+                    {"plan.global_batch_size=65536", "plan.placement=[tensor, pipeline, data]"});
   const Shortcuts s = decide_shortcuts(moe, Fidelity::kFast);
   REQUIRE_FALSE(s.one_replica.taken);
   CHECK(s.replicas_simulated(moe.plan) == moe.plan.data);

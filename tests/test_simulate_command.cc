@@ -168,11 +168,12 @@ TEST_CASE("the activity limit counts what the fidelity simulates", "[cli][limits
   CHECK(full.err.find("scenarios/gpt3-175b-3d.yaml: plan.num_microbatches: at --fidelity full, "
                       "one step would run about") != std::string::npos);
   CHECK(full.err.find("more than the simulation-activity limit of 100000000") != std::string::npos);
-  // Expert parallelism simulates every replica: refused in fast fidelity too, by validate and
-  // simulate alike.
+  // Expert groups spread over nodes with per-pair flows simulate every replica: refused in
+  // fast fidelity too, by validate and simulate alike.
   for (const char* command : {"validate", "simulate"}) {
-    const Result moe = run_trident(
-        {command, "scenarios/mixtral-8x7b-dgx-h100.yaml", "--set", "plan.global_batch_size=65536"});
+    const Result moe = run_trident({command, "scenarios/mixtral-8x7b-dgx-h100.yaml", "--set",
+                                    "plan.global_batch_size=65536", "--set",
+                                    "plan.placement=[tensor, pipeline, data]"});
     INFO(command << ": " << moe.err);
     CHECK(moe.code == 2);
     CHECK(moe.err.find("on each of pipeline_parallel × data_parallel actors") != std::string::npos);

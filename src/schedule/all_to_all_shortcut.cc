@@ -117,10 +117,24 @@ Shortcut decide_collapsed_flex(const Scenario& sc, Fidelity fidelity) {
 int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collapsed,
                           std::string* reason) {
   const PlanSpec& plan = sc.plan;
-  if (!collapsed) {
+  const ExpertRanks experts(ranks, plan);
+  const int block = plan.expert_parallel * plan.expert_tensor();
+  // Expert groups each inside one NVLink island: every island holds whole groups and runs the
+  // same all-to-alls on its own NVLink links, whatever the flows or the routing imbalance.
+  bool inside = true;
+  for (int pp = 0; inside && pp < plan.pipeline; ++pp) {
+    for (int first = 0; inside && first < plan.tensor * plan.context * plan.data; first += block) {
+      for (int etp = 0; inside && etp < plan.expert_tensor(); ++etp) {
+        const std::vector<int> g = experts.expert_group(first + etp, pp);
+        for (int gpu : g) inside = inside && ranks.island_of(gpu) == ranks.island_of(g.front());
+      }
+    }
+  }
+  if (!collapsed && !inside) {
     *reason =
-        "expert-parallel groups join data-parallel replicas and their all-to-alls run one flow "
-        "per pair (nic_all_to_all and collapsed_flex not taken): every replica is simulated";
+        "expert-parallel groups join data-parallel replicas across NVLink islands and their "
+        "all-to-alls run one flow per pair (nic_all_to_all and collapsed_flex not taken): "
+        "every replica is simulated";
     return 0;
   }
   // The busiest expert's load as workload/moe_ops.cc moe_busiest_expert_load gives it: any
@@ -130,7 +144,7 @@ int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collaps
           ? (plan.moe_pad_to_capacity ? plan.moe_capacity_factor
                                       : std::min(plan.moe_load_imbalance, plan.moe_capacity_factor))
           : plan.moe_load_imbalance;
-  if (busiest != 1) {
+  if (busiest != 1 && !inside) {
     *reason = fmt::format(
         "imbalanced routing (busiest expert {} x the mean): the islands holding EP rank 0 of "
         "each expert group see other all-to-all traffic than the rest, so every replica is "
@@ -138,15 +152,16 @@ int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collaps
         busiest);
     return 0;
   }
-  const int r = ranks.replicas_filling_islands();
+  // Expert groups inside islands and one member of each data-parallel group per island (TP
+  // filling the islands): replica 0 stands for the rest, as for a dense plan.
+  const bool one = inside && ranks.data_groups_one_per_island();
+  const int r = one ? 1 : ranks.replicas_filling_islands();
   if (r == 0) {
     *reason =
         "no set of data-parallel replicas fills the NVLink islands it touches (with NICs of its "
         "own): every replica is simulated";
     return 0;
   }
-  const ExpertRanks experts(ranks, plan);
-  const int block = plan.expert_parallel * plan.expert_tensor();
   for (int pp = 0; pp < plan.pipeline; ++pp) {
     for (int first = 0; first < plan.tensor * plan.context * plan.data; first += block) {
       for (int etp = 0; etp < plan.expert_tensor(); ++etp) {
@@ -177,6 +192,24 @@ int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collaps
         }
       }
     }
+  }
+  if (one) {
+    *reason =
+        "replicas run identical programs, every expert group lies inside one NVLink island and "
+        "every data-parallel group has one member per island: replica 0's islands run the same "
+        "all-to-alls on their own NVLink links as every other, and each of its data-parallel "
+        "and expert-data-parallel ring edges is mirrored through its own NIC";
+    return r;
+  }
+  if (inside) {
+    *reason = fmt::format(
+        "replicas run identical programs and replicas 0..{} fill the NVLink islands they touch, "
+        "with NICs of their own; every expert group lies inside one island, so each island runs "
+        "the same all-to-alls on its own NVLink links: the simulated islands time the others'; "
+        "their data-parallel and expert-data-parallel NVLink stages are simulated, each "
+        "inter-island edge mirrored through its own NIC",
+        r - 1);
+    return r;
   }
   *reason = fmt::format(
       "replicas run identical programs and replicas 0..{} fill the NVLink islands they touch, "
