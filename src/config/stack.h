@@ -2,8 +2,9 @@
 // library's stacks/ folder (configs/stacks/megatron-core.yaml, torchtitan.yaml,
 // torchtitan-compile.yaml) saying how that stack turns the same model and plan into kernels and
 // collectives. The engine uses each field where it changes what is simulated (layer_ops.h,
-// stage_work.cc); none scales a result. Absent, a plan runs Megatron-Core with Transformer
-// Engine, the defaults below, which configs/stacks/megatron-core.yaml states and sources.
+// workload/layer_kernels.cc, pass_timing.cc, pass_segments.cc); none scales a result. Absent, a
+// plan runs Megatron-Core with Transformer Engine, the defaults below, which
+// configs/stacks/megatron-core.yaml states and sources.
 #ifndef TRIDENT_CONFIG_STACK_H_
 #define TRIDENT_CONFIG_STACK_H_
 
