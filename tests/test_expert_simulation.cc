@@ -227,6 +227,10 @@ TEST_CASE("replicas standing for the rest of their expert groups time the step a
       {"EP 16 of d 32: expert-data-parallel pairs", 1, 32, 16, 8, MoeDispatcher::kAllToAll},
       {"ETP 1: EP 16 over t x d 32, expert-data-parallel pairs", 2, 16, 16, 4,
        MoeDispatcher::kAllToAll},
+      // TP 8 fills each island: one member of each data-parallel group per island, replica 0
+      // alone stands for the rest (its expert groups span two islands, collapsed).
+      {"TP 8 fills the islands: EP 16 over t x d 4", 8, 4, 16, 1, MoeDispatcher::kAllToAll},
+      {"flex, TP 8 fills the islands: EP 16 over t x d 4", 8, 4, 16, 1, MoeDispatcher::kFlex},
   };
   for (const Case& c : cases) {
     for (bool zero1 : {false, true}) {

@@ -152,9 +152,10 @@ int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collaps
         busiest);
     return 0;
   }
-  // Expert groups inside islands and one member of each data-parallel group per island (TP
-  // filling the islands): replica 0 stands for the rest, as for a dense plan.
-  const bool one = inside && ranks.data_groups_one_per_island();
+  // One member of each data-parallel group per island (TP filling the islands), with the
+  // expert groups inside islands or their all-to-alls collapsed through each member's NIC:
+  // replica 0 stands for the rest, as for a dense plan.
+  const bool one = ranks.data_groups_one_per_island();
   const int r = one ? 1 : ranks.replicas_filling_islands();
   if (r == 0) {
     *reason =
@@ -194,11 +195,15 @@ int expert_group_replicas(const Scenario& sc, const RankMap& ranks, bool collaps
     }
   }
   if (one) {
-    *reason =
-        "replicas run identical programs, every expert group lies inside one NVLink island and "
-        "every data-parallel group has one member per island: replica 0's islands run the same "
-        "all-to-alls on their own NVLink links as every other, and each of its data-parallel "
-        "and expert-data-parallel ring edges is mirrored through its own NIC";
+    *reason = std::string("replicas run identical programs and every data-parallel group has ") +
+              "one member per NVLink island; " +
+              (inside ? "every expert group lies inside one island, so replica 0's islands run "
+                        "the same all-to-alls on their own NVLink links as every other"
+                      : "routing is balanced and the expert all-to-alls are collapsed (each "
+                        "member's cross-island share out through its own NIC and back), so "
+                        "replica 0's islands carry the same all-to-all flows as every other") +
+              "; each of its data-parallel and expert-data-parallel ring edges is mirrored "
+              "through its own NIC";
     return r;
   }
   if (inside) {
