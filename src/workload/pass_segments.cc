@@ -63,6 +63,16 @@ void append_ops(const std::vector<Op>& ops, const PassTiming& cm, int tensor, in
       return o.kind == OpKind::kTpCollective || o.kind == OpKind::kEpCollective ||
              o.kind == OpKind::kCpTransfer || o.cp_ring;
     };
+    // Times the next op inside this segment's collective: it runs beside it.
+    const auto overlap_next = [&]() -> const Op& {
+      const Op& next = ops[++i];
+      pass->flops += next.flops();
+      pass->model_flops += next.model_flops();
+      const double t = timed_op(next, cm, pass);
+      seg.overlap_s += t;
+      pass->compute_s += t;
+      return next;
+    };
     const TpOverlap method = cm.tp_overlap ? op.userbuffers : TpOverlap::kNone;
     if (method == TpOverlap::kPipeline) {
       seg.compute_s -= last_op_s;
@@ -71,22 +81,12 @@ void append_ops(const std::vector<Op>& ops, const PassTiming& cm, int tensor, in
     } else if (method == TpOverlap::kRingExchange) {
       // The GEMM (and an FP8 cast before it) consumes the gathered chunks.
       while (i + 1 < ops.size() && ops[i + 1].kind != OpKind::kTpCollective) {
-        const Op& next = ops[++i];
-        pass->flops += next.flops();
-        pass->model_flops += next.model_flops();
-        const double t = timed_op(next, cm, pass);
-        seg.overlap_s += t;
-        pass->compute_s += t;
+        const Op& next = overlap_next();
         if (next.kind == OpKind::kGemm && next.linear) break;
       }
     } else if (op.overlaps_next && cm.tp_grad_overlap) {
       for (int n = 0; n < op.overlap_ops && i + 1 < ops.size() && !is_collective(ops[i + 1]); ++n) {
-        const Op& next = ops[++i];
-        pass->flops += next.flops();
-        pass->model_flops += next.model_flops();
-        const double t = timed_op(next, cm, pass);
-        seg.overlap_s += t;
-        pass->compute_s += t;
+        overlap_next();
       }
     }
     seg.tp_overlap = method;
