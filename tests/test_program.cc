@@ -2,6 +2,8 @@
 // interleaved 1F1B, and the ideal bubble fraction.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 #include "schedule/program.h"
 #include "test_support.h"
@@ -96,4 +98,57 @@ TEST_CASE("ideal bubble fraction is (p-1)/(m+p-1)", "[schedule]") {
   PlanSpec il = plan(1, 4, 1, 1, 8, ScheduleKind::kInterleaved1F1B);
   il.virtual_stages = 2;
   CHECK(ideal_bubble_fraction(il) == Approx(3.0 / 19));
+}
+
+TEST_CASE("the combined 1F1B pairs each steady-state forward with a backward", "[schedule]") {
+  // overlap_moe_expert_parallel_comm, p = 1: forward 0 alone, then forward i+1 with backward
+  // i, then the last backward alone (combined_1f1b_schedule_for_no_pipelining).
+  PlanSpec one = plan(1, 1, 4, 1, 4, ScheduleKind::k1F1B);
+  one.overlap_moe_expert_parallel_comm = true;
+  const StageProgram prog = build_programs(one).front();
+  std::vector<std::string> order;
+  for (const Instr& i : prog.instrs) {
+    if (i.kind == InstrKind::kForward || i.kind == InstrKind::kBackward) {
+      order.push_back((i.kind == InstrKind::kForward ? "F" : "B") + std::to_string(i.microbatch) +
+                      (i.with_next ? "+" : ""));
+    }
+  }
+  CHECK(order == std::vector<std::string>{"F0", "F1+", "B0", "F2+", "B1", "F3+", "B2", "B3"});
+  CHECK(max_in_flight(prog) == 2);  // one micro-batch more than 1F1B holds
+  // Interleaved: one more warm-up forward per stage; every (micro-batch, chunk) once, in
+  // order; a combined forward is followed by its backward, with both receives before it and
+  // both sends after.
+  for (int p : {2, 4}) {
+    for (int m : {2 * p, 4 * p}) {
+      PlanSpec pl = plan(1, p, 1, 1, m, ScheduleKind::kInterleaved1F1B);
+      pl.virtual_stages = 2;
+      PlanSpec plain = pl;
+      pl.overlap_moe_expert_parallel_comm = true;
+      const auto programs = build_programs(pl);
+      const auto plain_programs = build_programs(plain);
+      for (int s = 0; s < p; ++s) {
+        const std::vector<Instr>& in = programs[s].instrs;
+        CHECK(count(programs[s], InstrKind::kForward) == 2 * m);
+        CHECK(count(programs[s], InstrKind::kBackward) == 2 * m);
+        CHECK(max_in_flight(programs[s]) == max_in_flight(plain_programs[s]) + 1);
+        std::vector<int> next_f(2, 0), next_b(2, 0);
+        int combined = 0;
+        for (size_t k = 0; k < in.size(); ++k) {
+          if (in[k].kind == InstrKind::kForward) CHECK(in[k].microbatch == next_f[in[k].chunk]++);
+          if (in[k].kind == InstrKind::kBackward) {
+            CHECK(in[k].microbatch < next_f[in[k].chunk]);
+            CHECK(in[k].microbatch == next_b[in[k].chunk]++);
+          }
+          if (!in[k].with_next) continue;
+          ++combined;
+          REQUIRE(k + 1 < in.size());
+          CHECK(in[k + 1].kind == InstrKind::kBackward);
+          CHECK((k == 0 || (in[k - 1].kind != InstrKind::kSendActivation &&
+                            in[k - 1].kind != InstrKind::kSendGradient)));
+        }
+        // Steady-state pairs: every forward after the (p - s - 1) * 2 + p + 1 warm-up ones.
+        CHECK(combined == std::max(0, 2 * m - ((p - s - 1) * 2 + p + 1)));
+      }
+    }
+  }
 }

@@ -35,9 +35,62 @@ void flex_dispatcher_issues(const PlanSpec& p, const ModelSpec& m, std::vector<S
   }
 }
 
+// Megatron-Core TransformerConfig.__post_init__ (transformer_config.py), "A2A overlap checks":
+// EP > 1, the alltoall or flex dispatcher, no full recomputation, at most one MTP layer, no
+// shared-expert overlap, and with pipelining the interleaved schedule.
+void ep_overlap_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssue>* issues) {
+  if (!p.overlap_moe_expert_parallel_comm) return;
+  const std::string key = "plan.overlap_moe_expert_parallel_comm";
+  if (!m.moe() || p.expert_parallel <= 1) {
+    add(issues, {key, "plan.expert_model_parallel_size"},
+        "overlap_moe_expert_parallel_comm needs a mixture of experts with "
+        "expert_model_parallel_size above 1 (Megatron-Core: it is only supported with expert "
+        "model parallelism)");
+    return;
+  }
+  if (p.moe_dispatcher == MoeDispatcher::kAllGather) {
+    add(issues, {key, "plan.moe_token_dispatcher_type"},
+        "overlap_moe_expert_parallel_comm needs moe_token_dispatcher_type alltoall or flex "
+        "(Megatron-Core refuses allgather)");
+  }
+  if (p.recompute == Recompute::kFull) {
+    add(issues, {key, "plan.recompute"},
+        "overlap_moe_expert_parallel_comm does not work with recompute full "
+        "(Megatron-Core: disable full recomputation)");
+  }
+  if (p.moe_shared_expert_overlap) {
+    add(issues, {key, "plan.moe_shared_expert_overlap"},
+        "overlap_moe_expert_parallel_comm does not work with moe_shared_expert_overlap "
+        "(Megatron-Core refuses both)");
+  }
+  if (m.mtp_num_layers > 1) {
+    add(issues, {key, "model.mtp_num_layers"},
+        "overlap_moe_expert_parallel_comm supports mtp_num_layers 1 at most (it is " +
+            str(m.mtp_num_layers) + "; Megatron-Core refuses more)");
+  }
+  if (p.pipeline > 1 && p.schedule != ScheduleKind::kInterleaved1F1B) {
+    add(issues, {key, "plan.schedule"},
+        "overlap_moe_expert_parallel_comm with pipeline_parallel " + str(p.pipeline) +
+            " needs the interleaved schedule (Megatron-Core: virtual_pipeline_model_parallel_"
+            "size must be set when pipeline_model_parallel_size > 1)");
+  }
+  if (p.pipeline == 1 && p.schedule == ScheduleKind::kGpipe) {
+    add(issues, {key, "plan.schedule"},
+        "overlap_moe_expert_parallel_comm pairs forwards with backwards (combined 1F1B); "
+        "schedule gpipe has no such pairs");
+  }
+  if (p.shards_params()) {
+    add(issues, {key, "plan.data_parallel_sharding_strategy"},
+        "overlap_moe_expert_parallel_comm with data_parallel_sharding_strategy "
+        "optim_grads_params (per-layer weight gathers beside the combined passes) is not "
+        "simulated; expected another sharding strategy");
+  }
+}
+
 }  // namespace
 
 void moe_plan_issues(const PlanSpec& p, const ModelSpec& m, std::vector<SpecIssue>* issues) {
+  ep_overlap_issues(p, m, issues);
   if (!m.moe()) {
     if (p.expert_parallel > 1) {
       add(issues, {"plan.expert_model_parallel_size"},

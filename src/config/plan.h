@@ -215,6 +215,10 @@ struct PlanSpec {
   bool moe_pad_to_capacity = false;
   double moe_load_imbalance = 1;  // busiest expert's tokens / mean
   bool moe_shared_expert_overlap = false;
+  // Megatron-Core's combined 1F1B (pipeline_parallel/combined_1f1b.py): in the steady state a
+  // forward and a backward of two micro-batches run as one step, layer by layer, so that one's
+  // dispatch and combine all-to-alls run beside the other's compute (schedule/program.h).
+  bool overlap_moe_expert_parallel_comm = false;
   MoeFlexBackend moe_flex_backend = MoeFlexBackend::kDeepEp;
   // The local experts as one grouped GEMM (TE GroupedLinear); false: one GEMM per expert in
   // turn (Megatron-Core SequentialMLP).

@@ -385,14 +385,8 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given) {
                    "sender; expected true, Megatron's default)");
     }
   });
-  map.field([&] {
-    if (*map.flag("overlap_moe_expert_parallel_comm")) {
-      map.fail("overlap_moe_expert_parallel_comm",
-               "true (the 1F1B all-to-all overlap of one micro-batch's dispatch and combine with "
-               "another's compute, megatron/core/pipeline_parallel/combined_1f1b.py) is not "
-               "simulated yet; expected false");
-    }
-  });
+  map.field(
+      [&] { p.overlap_moe_expert_parallel_comm = *map.flag("overlap_moe_expert_parallel_comm"); });
   map.field([&] {
     p.moe_expert_rank_capacity_factor = map.number("moe_expert_rank_capacity_factor").value_or(0);
   });

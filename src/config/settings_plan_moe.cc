@@ -83,9 +83,12 @@ std::vector<Setting> plan_moe_rows() {
              "true"),
          "--no-overlap-p2p-communication (negated)"),
       mg(def(boolean("overlap_moe_expert_parallel_comm",
-                     "Megatron-Core's 1F1B all-to-all overlap: one micro-batch's dispatch "
-                     "and combine beside another's compute. Not simulated yet: true is "
-                     "refused; false (Megatron's default) is what trident runs."),
+                     "Megatron-Core's combined 1F1B: in the steady state one micro-batch's "
+                     "forward and another's backward run as one step, layer by layer, each "
+                     "one's dispatch and combine all-to-alls beside the other's compute. "
+                     "Needs expert_model_parallel_size > 1, the alltoall or flex dispatcher, "
+                     "no full recompute and, with pipelining, interleaved-1f1b (one more "
+                     "warm-up forward per stage, so one more micro-batch in flight)."),
              "false"),
          "--overlap-moe-expert-parallel-comm"),
       mg(number("moe_expert_rank_capacity_factor", 1, 1000,

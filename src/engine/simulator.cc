@@ -98,22 +98,7 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     } else {
       run_segment(a, seg, mb, chunk, 0);
     }
-    if (fill_buckets && seg.grad_params > 0) {
-      a.bucket_params += seg.grad_params;
-      if (a.bucket_params >= w_.stages[a.pp].grad_bucket_params) {
-        compute(pending);
-        pending = 0;
-        maybe_launch_bucket(a, false);
-      }
-    }
-    if (fill_experts && seg.expert_grad_params > 0) {
-      a.expert_bucket_params += seg.expert_grad_params;
-      if (a.expert_bucket_params >= w_.stages[a.pp].expert_grad_bucket_params) {
-        compute(pending);
-        pending = 0;
-        maybe_launch_expert_bucket(a, false);
-      }
-    }
+    fill_after_segment(a, seg, fill_buckets, fill_experts, &pending);
   }
   compute(pending);
   if (fill_buckets) maybe_launch_bucket(a, true);
@@ -129,6 +114,30 @@ void StepSimulation::run_pass(ActorState& a, const Pass& pass, const FusedPass& 
     tp = TpTiming::kSimulated;
   }
   if (Interval* iv = record(a, kind, start, mb, chunk)) iv->tp = tp;
+}
+
+void StepSimulation::fill_after_segment(ActorState& a, const Segment& seg, bool fill_buckets,
+                                        bool fill_experts, double* pending) {
+  const StageWork& st = w_.stages[a.pp];
+  const auto run_pending = [&]() {
+    if (pending == nullptr) return;
+    compute(*pending);
+    *pending = 0;
+  };
+  if (fill_buckets && seg.grad_params > 0) {
+    a.bucket_params += seg.grad_params;
+    if (a.bucket_params >= st.grad_bucket_params) {
+      run_pending();
+      maybe_launch_bucket(a, false);
+    }
+  }
+  if (fill_experts && seg.expert_grad_params > 0) {
+    a.expert_bucket_params += seg.expert_grad_params;
+    if (a.expert_bucket_params >= st.expert_grad_bucket_params) {
+      run_pending();
+      maybe_launch_expert_bucket(a, false);
+    }
+  }
 }
 
 void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb,
@@ -180,6 +189,22 @@ void StepSimulation::actor_main(ActorState& a) {
         break;
       }
       case InstrKind::kForward:
+        if (in.with_next) {
+          // The combined 1F1B: this forward and the backward that follows, as one step.
+          const Instr& b = instrs[++k];
+          CombinedSide f, bw;
+          f.pass = &work.chunks[c].forward;
+          f.mb = in.microbatch;
+          f.chunk = c;
+          bw.pass = &work.chunks[b.chunk].backward;
+          bw.kind = IntervalKind::kBackward;
+          bw.mb = b.microbatch;
+          bw.chunk = b.chunk;
+          bw.fill_buckets = async_dp_ && (sharded_grads_ || b.microbatch == last_mb);
+          bw.fill_experts = fills_expert_buckets(b.microbatch);
+          run_combined(a, f, bw);
+          break;
+        }
         run_pass(a, work.chunks[c].forward, (*v.fwd)[a.pp][c], IntervalKind::kForward,
                  in.microbatch, c, false);
         break;

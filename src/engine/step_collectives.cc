@@ -105,7 +105,8 @@ int StepSimulation::simulated_expert_participants(bool data, int id) const {
 }
 
 sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveOp op, double bytes,
-                                       bool async, int step, bool combine) {
+                                       bool async, int step, bool combine,
+                                       std::shared_ptr<double>* finished) {
   std::vector<std::vector<int>> groups;
   int participants = 1, group_id = 0, seq = 0;
   if (kind == CollKind::kTensor) {
@@ -145,16 +146,23 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
   Rendezvous solo_rv;
   Rendezvous& rv = solo ? solo_rv : rendezvous_[key];
   if (!rv.done && !solo) rv.done = sg4::Semaphore::create(0);
+  if (finished != nullptr && !rv.finished) rv.finished = std::make_shared<double>(0);
+  if (finished != nullptr) *finished = rv.finished;
   sg4::SemaphorePtr done = rv.done;
-  if (async) rv.members.push_back(&a);
+  // Asynchronous gradient buckets are recorded for their members; expert all-to-alls by
+  // whoever waits for them.
+  const bool bucket = async && finished == nullptr;
+  if (bucket) rv.members.push_back(&a);
   if (++rv.arrived == participants) {
     std::vector<ActorState*> members = std::move(rv.members);
+    std::shared_ptr<double> end = rv.finished;
     if (!solo) rendezvous_.erase(key);
     // lowered_ never erases: the entry outlives an asynchronous drive.
     const std::vector<Phase>* phases = &lowered(a, kind, op, bytes, step, combine, groups);
-    auto drive = [this, phases, done, participants, members, op, bytes]() {
+    auto drive = [this, phases, done, participants, members, op, bytes, end]() {
       const double start = sg4::Engine::get_clock();
       run_phases(*platform_, *phases, &activities_);
+      if (end) *end = sg4::Engine::get_clock();
       // A bucket runs beside its members' compute: record it for the trace, not as exposed.
       for (ActorState* m : members) {
         if (Interval* iv = record(*m, IntervalKind::kDpComm, start, -1)) {

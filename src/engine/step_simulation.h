@@ -48,6 +48,7 @@ struct Rendezvous {
   int arrived = 0;
   sg4::SemaphorePtr done;
   std::vector<ActorState*> members;  // asynchronous (bucket) collectives: who to record it for
+  std::shared_ptr<double> finished;  // asynchronous expert all-to-alls: when it ended
 };
 
 // One segment of a pass run as a claim (engine/claimed_runs.cc): compute, then its TP
@@ -62,6 +63,22 @@ struct ClaimStep {
   double comm_s() const { return phases != nullptr && alone != nullptr ? alone->duration : 0; }
   // How long its collective and GEMM take, alone.
   double span() const { return phases == nullptr ? 0 : std::max(comm_s(), overlap); }
+};
+
+// One pass of a combined forward-backward step in progress (engine/combined_passes.cc): the
+// next segment to run, and the expert all-to-all it left in flight.
+struct CombinedSide {
+  const Pass* pass = nullptr;
+  IntervalKind kind = IntervalKind::kForward;
+  int mb = 0, chunk = 0;
+  bool fill_buckets = false, fill_experts = false;
+  size_t next = 0;  // next segment of pass->segments
+  double start = 0;
+  bool over = false;
+  const Segment* comm = nullptr;  // its collective is in flight
+  sg4::SemaphorePtr done;
+  std::shared_ptr<double> finished;  // when it ended (set by the collective's driver)
+  double comm_start = 0;
 };
 
 // One simulated actor: a GPU (full fidelity) or a tensor-parallel group (fast).
@@ -169,6 +186,19 @@ class StepSimulation {
   }
   void run_pass(ActorState& a, const Pass& pass, const FusedPass& fused, IntervalKind kind, int mb,
                 int chunk, bool fill_buckets);
+  // Runs a forward and a backward pass as one combined step (overlap_moe_expert_parallel_comm;
+  // engine/combined_passes.cc): their compute on the one stream, alternately from the backward
+  // and the forward up to the next expert all-to-all, each all-to-all in flight beside the
+  // other pass's compute (Megatron-Core's schedule_layer_1f1b). Requires expert parallelism
+  // (no fused TP passes) and no per-layer weight gathers.
+  void run_combined(ActorState& a, CombinedSide& fwd, CombinedSide& bwd);
+  // Waits for the side's all-to-all in flight, then runs its segments up to the next expert
+  // all-to-all, which it leaves in flight; closes the pass at its end.
+  void combined_unit(ActorState& a, CombinedSide& s);
+  // A backward pass's gradients after segment `seg`: adds them to the buckets and launches a
+  // bucket that is full, first running `pending` seconds of compute (if given) and zeroing it.
+  void fill_after_segment(ActorState& a, const Segment& seg, bool fill_buckets, bool fill_experts,
+                          double* pending);
   // Runs one context-parallel ring step: its attention block beside the transfer to the next
   // CP rank (a rendezvous of the CP group); records the transfer and what the block did not
   // hide of it.
@@ -218,8 +248,10 @@ class StepSimulation {
   // Returns how many simulated actors (replicas_ of them) meet in the expert (data: expert-data)
   // collective with join id `id` (ExpertRanks::join); with one_replica_ only.
   int simulated_expert_participants(bool data, int id) const;
+  // `finished` (asynchronous expert all-to-alls): set to a cell that holds when it ended.
   sg4::SemaphorePtr join(ActorState& a, CollKind kind, CollectiveOp op, double bytes, bool async,
-                         int step = -1, bool combine = false);
+                         int step = -1, bool combine = false,
+                         std::shared_ptr<double>* finished = nullptr);
   // Waits for a collective join() returned.
   static void await(const sg4::SemaphorePtr& done) {
     if (done) done->acquire();

@@ -33,6 +33,9 @@ struct Instr {
   InstrKind kind;
   int microbatch = -1;  // -1 for per-step instructions
   int chunk = 0;        // model chunk (virtual stage index on this GPU), interleaved schedules
+  // kForward under overlap_moe_expert_parallel_comm: runs as one combined step with the
+  // kBackward that follows it (Megatron-Core's combined 1F1B).
+  bool with_next = false;
 };
 
 // A (stage, chunk) pair: virtual stage chunk * p + stage of the model.
@@ -56,6 +59,10 @@ struct StageProgram {
 // receives and sends in micro-batch order, so a channel per (stage, chunk, direction) is FIFO.
 // gpipe: all forwards, then all backwards. 1f1b: p-1-s warm-up forwards, then alternate.
 // interleaved-1f1b: Megatron-LM's interleaved order over v chunks (m a multiple of p).
+// overlap_moe_expert_parallel_comm (1f1b with p = 1, or interleaved): one more warm-up forward,
+// and each steady-state forward combined with its backward: both receives first, then the
+// combined step (Instr::with_next), then both sends (Megatron-Core's combined_1f1b.py and
+// schedules.py).
 std::vector<StageProgram> build_programs(const PlanSpec& plan);
 
 // Returns the ideal bubble fraction (bubble / step time) of the schedule with free
