@@ -112,8 +112,9 @@ const std::map<std::string, Arg>& known_args() {
        {Use::kIgnored, true, "trident costs the router's top-k by its HBM bytes, fused or not"}},
       {"--moe-deepep-num-sms",
        {Use::kIgnored, false,
-        "SMs DeepEP's kernels occupy: not modelled (the dispatch and combine do not slow the "
-        "compute beside them)"}},
+        "SMs DeepEP's kernels occupy: trident takes Megatron-Core's default (20), which slows "
+        "the compute beside an all-to-all under overlap_moe_expert_parallel_comm; another "
+        "value is not read"}},
       {"--moe-expert-capacity-factor", {Use::kPlan, false, "moe_expert_capacity_factor"}},
       {"--moe-pad-expert-input-to-capacity",
        {Use::kPlan, true, "moe_pad_expert_input_to_capacity"}},

@@ -33,10 +33,10 @@ bool StepSimulation::claimable(const Pass& pass) const {
 void StepSimulation::run_segment(ActorState& a, const Segment& seg, int mb, int chunk,
                                  double done) {
   ActorTimeline& tl = *a.tl;
-  compute(seg.compute_s - done);
+  compute_beside(a, seg.compute_s - done);
   tl.compute_s += seg.compute_s + seg.overlap_s;
   if (seg.tp_bytes <= 0 || (t_ == 1 && !seg.expert)) {
-    compute(seg.overlap_s);
+    compute_beside(a, seg.overlap_s);
     return;
   }
   // The overlapped compute (a weight-gradient GEMM) runs while the collective is in flight.

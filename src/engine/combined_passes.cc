@@ -7,7 +7,10 @@
 // forward's combine and the backward's attention: compute alternates backward, forward,
 // backward, forward, and every all-to-all starts when the compute before it ends. trident cuts
 // each pass at its expert all-to-alls into units and runs them in that order, so a unit waits
-// only for its own pass's all-to-all, which ran beside the other pass's unit.
+// only for its own pass's all-to-all, which ran beside the other pass's unit. Two things of the
+// real streams slow it: the all-to-all kernels hold SMs (compute_beside), and a forward
+// dispatch that syncs with the host waits for the other pass's all-to-all, which sits before
+// it on the one communication stream.
 #include <stdexcept>
 
 #include "engine/step_simulation.h"
@@ -19,7 +22,7 @@ void StepSimulation::combined_unit(ActorState& a, CombinedSide& s) {
   if (s.comm != nullptr) {
     // What the other pass's compute did not hide of this all-to-all is exposed.
     const double wait = sg4::Engine::get_clock();
-    await(s.done);
+    if (!s.acquired) await(s.done);
     tl.ep_exposed_s += sg4::Engine::get_clock() - wait;
     if (Interval* iv = record(a, IntervalKind::kEpComm, s.comm_start,
                               std::max(s.comm_start, *s.finished), s.mb, s.chunk)) {
@@ -35,12 +38,24 @@ void StepSimulation::combined_unit(ActorState& a, CombinedSide& s) {
     const Segment& seg = segs[s.next++];
     for (const RingStep& step : seg.ring) ring_step(a, step, s.mb, s.chunk, seg.layer);
     if (seg.expert && seg.tp_bytes > 0) {
-      compute(seg.compute_s);
+      compute_beside(a, seg.compute_s);
       tl.compute_s += seg.compute_s + seg.overlap_s;
+      // A forward dispatch with a host-device sync (PlanSpec::moe_dispatch_syncs): the host
+      // waits until the communication stream reaches it, and the other pass's all-to-all,
+      // issued first, runs there before it. Nothing else is launched meanwhile.
+      CombinedSide* other = a.beside;
+      if (s.kind == IntervalKind::kForward && !seg.combine && sc_.plan.moe_dispatch_syncs() &&
+          other != nullptr && other->comm != nullptr && !other->acquired) {
+        const double wait = sg4::Engine::get_clock();
+        other->done->acquire();
+        other->acquired = true;
+        tl.ep_exposed_s += sg4::Engine::get_clock() - wait;
+      }
       s.comm_start = sg4::Engine::get_clock();
+      s.acquired = false;
       s.done = join(a, CollKind::kExpert, seg.tp_op, seg.tp_bytes, /*async=*/true, -1, seg.combine,
                     &s.finished);
-      compute(seg.overlap_s);  // beside its own all-to-all, as run_segment runs it
+      compute_beside(a, seg.overlap_s);  // beside its own all-to-all, as run_segment runs it
       s.comm = &seg;
       return;
     }
@@ -65,9 +80,12 @@ void StepSimulation::run_combined(ActorState& a, CombinedSide& fwd, CombinedSide
   if (a.deferred.pending) settle_deferred(a);
   fwd.start = bwd.start = sg4::Engine::get_clock();
   while (!fwd.over || !bwd.over) {
+    a.beside = &fwd;
     if (!bwd.over) combined_unit(a, bwd);
+    a.beside = &bwd;
     if (!fwd.over) combined_unit(a, fwd);
   }
+  a.beside = nullptr;
 }
 
 }  // namespace trident

@@ -27,6 +27,7 @@
 #include "schedule/rank_map.h"
 #include "workload/expert_routing.h"
 #include "workload/moe_ops.h"
+#include "workload/tp_overlap.h"
 
 namespace trident {
 
@@ -76,6 +77,7 @@ struct CombinedSide {
   double start = 0;
   bool over = false;
   const Segment* comm = nullptr;  // its collective is in flight
+  bool acquired = false;          // done was taken already (compute_beside saw it end)
   sg4::SemaphorePtr done;
   std::shared_ptr<double> finished;  // when it ended (set by the collective's driver)
   double comm_start = 0;
@@ -114,6 +116,9 @@ struct ActorState {
   } deferred;
   // Pipeline transfers to this actor by sending stage: one phase of a flow per tensor rank.
   std::map<int, std::vector<Phase>> transfers;
+  // In a combined step (engine/combined_passes.cc): the other pass, whose all-to-all may be in
+  // flight beside this actor's compute.
+  CombinedSide* beside = nullptr;
   // What it runs: StepSimulation::variants_[variant] (0: the nominal work; others a
   // straggler's, cluster.stragglers).
   int variant = 0;
@@ -163,6 +168,8 @@ class StepSimulation {
     ep_load_ = moe_expert_load(sc.model, sc.plan);
     flex_ = sc.model.moe() && sc.plan.moe_dispatcher == MoeDispatcher::kFlex;
     routing_ = expert_routing(sc.model);
+    a2a_stretch_ = moe_all_to_all_compute_stretch(
+        sc.plan, streaming_multiprocessors(sc.cluster.gpu.architecture));
   }
 
   Timeline run();
@@ -310,6 +317,20 @@ class StepSimulation {
       sg4::this_actor::sleep_for(seconds);
     }
   }
+  // Runs `seconds` of a's compute; in a combined step, slower by a2a_stretch_ while the other
+  // pass's all-to-all is in flight (its kernels hold SMs), at full speed once it ends.
+  void compute_beside(ActorState& a, double seconds) {
+    CombinedSide* other = a.beside;
+    if (seconds > 0 && other != nullptr && other->comm != nullptr && !other->acquired &&
+        a2a_stretch_ > 1) {
+      const double start = sg4::Engine::get_clock();
+      ++activities_;
+      if (other->done->acquire_timeout(seconds * a2a_stretch_)) return;  // still in flight
+      other->acquired = true;
+      seconds -= (sg4::Engine::get_clock() - start) / a2a_stretch_;
+    }
+    compute(seconds);
+  }
   // Tensor ranks whose pipeline and data-parallel flows this actor simulates: its own, its whole
   // group's, or one standing for all (one_rank_flows_).
   std::vector<int> tensor_ranks(const ActorState& a) const {
@@ -353,6 +374,7 @@ class StepSimulation {
   bool sharded_expert_grads_ = false;
   LoweringOptions lowering_;
   double host_speed_ = 0;
+  double a2a_stretch_ = 1;  // moe_all_to_all_compute_stretch: compute beside an all-to-all
   std::uint64_t activities_ = 0;
   int finished_ = 0;
   std::vector<ActorTimeline> timelines_;

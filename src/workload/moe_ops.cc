@@ -283,4 +283,14 @@ void add_mla_backward(const LayerDims& d, std::vector<Op>* ops) {
   }
 }
 
+int moe_all_to_all_sms(const PlanSpec& plan) {
+  if (plan.moe_dispatcher != MoeDispatcher::kFlex) return 0;
+  return plan.moe_flex_backend == MoeFlexBackend::kDeepEp ? 20 : 16;
+}
+
+double moe_all_to_all_compute_stretch(const PlanSpec& plan, int sms) {
+  const int held = moe_all_to_all_sms(plan);
+  return held > 0 && sms > held ? double(sms) / (sms - held) : 1.0;
+}
+
 }  // namespace trident

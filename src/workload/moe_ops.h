@@ -49,6 +49,16 @@ double moe_activation_delta_bytes(const ModelSpec& model, const PlanSpec& plan);
 // model or EP = 1).
 double moe_dispatch_buffer_bytes(const ModelSpec& model, const PlanSpec& plan);
 
+// Returns the SMs an expert dispatch or combine kernel holds while it runs: Megatron-Core's
+// moe_deepep_num_sms (20) for DeepEP and moe_hybridep_num_sms (16) for HybridEP
+// (transformer_config.py defaults); 0 for NCCL's all-to-all and the allgather dispatcher,
+// whose channel count trident does not model.
+int moe_all_to_all_sms(const PlanSpec& plan);
+
+// Returns how much slower compute runs beside an expert all-to-all in flight (the combined
+// 1F1B, engine/combined_passes.cc): all SMs over those the all-to-all leaves, 1 without any.
+double moe_all_to_all_compute_stretch(const PlanSpec& plan, int sms);
+
 // Appends the forward / backward kernels and collectives of a MoE MLP (see above).
 void add_moe_mlp_forward(const LayerDims& d, std::vector<Op>* ops);
 void add_moe_mlp_backward(const LayerDims& d, std::vector<Op>* ops);

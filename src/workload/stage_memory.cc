@@ -65,8 +65,21 @@ void schedule_memory(const std::vector<StageProgram>& programs, Workload* w) {
     StageWork& st = w->stages[s];
     double live = 0, peak = 0;
     int count = 0, peak_count = 0;
-    for (const Instr& in : programs[s].instrs) {
-      if (in.kind == InstrKind::kForward) {
+    const std::vector<Instr>& instrs = programs[s].instrs;
+    for (size_t k = 0; k < instrs.size(); ++k) {
+      const Instr& in = instrs[k];
+      if (in.kind == InstrKind::kForward && in.with_next && k + 1 < instrs.size()) {
+        // The combined 1F1B runs the forward's layers while the backward frees its own, layer
+        // by layer (schedule_layer_1f1b): the step peaks one forward layer above the larger
+        // of the two micro-batches' activations, not at their sum.
+        const ChunkWork& f = st.chunks[in.chunk];
+        const ChunkWork& b = st.chunks[instrs[k + 1].chunk];
+        const double layer = f.activation_bytes / std::max(1, f.num_layers);
+        peak =
+            std::max(peak, live + std::max(0.0, f.activation_bytes - b.activation_bytes) + layer);
+        live += f.activation_bytes;
+        peak_count = std::max(peak_count, ++count);
+      } else if (in.kind == InstrKind::kForward) {
         live += st.chunks[in.chunk].activation_bytes;
         peak = std::max(peak, live);
         peak_count = std::max(peak_count, ++count);
