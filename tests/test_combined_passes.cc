@@ -54,20 +54,21 @@ TEST_CASE("the combined 1F1B hides the all-to-alls of the steady state", "[engin
 
 TEST_CASE("DeepEP's SMs slow the compute beside its all-to-alls", "[engine][moe]") {
   // The flex dispatcher (DeepEP, 20 of the A100's 108 SMs): the combined steps' compute runs
-  // up to 108 / 88 times slower while an all-to-all is in flight, never more; without
-  // overlap nothing runs beside the all-to-alls and the compute is the plain 1F1B's.
+  // 108 / 88 times slower while an all-to-all is in flight; without overlap nothing runs
+  // beside the all-to-alls.
   Scenario sc = overlap_scenario(1, 1, 4, 4096);
   sc.plan.moe_dispatcher = MoeDispatcher::kFlex;
   const Report plain = simulate_report(sc, Fidelity::kFast);
   sc.plan.overlap_moe_expert_parallel_comm = true;
   const Report combined = simulate_report(sc, Fidelity::kFast);
-  const double plain_rest = plain.step_time_s - plain.ep_comm_exposed_s;
-  const double combined_rest = combined.step_time_s - combined.ep_comm_exposed_s;
+  // The slowdown counts as exposed EP time: the rest of the step is the plain 1F1B's.
   CHECK(combined.step_time_s < plain.step_time_s);
-  CHECK(combined_rest > plain_rest * (1 + 1e-6));
-  // At most every second beside an all-to-all in flight, at most all it hid.
-  const double hidden = plain.ep_comm_exposed_s - combined.ep_comm_exposed_s;
-  CHECK(combined_rest - plain_rest <= hidden * (108.0 / 88 - 1) * (1 + 1e-9));
+  CHECK(combined.step_time_s - combined.ep_comm_exposed_s ==
+        Approx(plain.step_time_s - plain.ep_comm_exposed_s).epsilon(1e-9));
+  // It is no more than what the held SMs cost over the all-to-alls it hid.
+  sc.plan.moe_dispatcher = MoeDispatcher::kAllToAll;  // no SMs counted: everything hidden
+  const Report nccl = simulate_report(sc, Fidelity::kFast);
+  CHECK(combined.ep_comm_exposed_s > nccl.ep_comm_exposed_s);
 }
 
 TEST_CASE("the combined 1F1B runs the interleaved schedule", "[engine][moe]") {

@@ -325,9 +325,15 @@ class StepSimulation {
         a2a_stretch_ > 1) {
       const double start = sg4::Engine::get_clock();
       ++activities_;
-      if (other->done->acquire_timeout(seconds * a2a_stretch_)) return;  // still in flight
+      // What the held SMs cost is time the all-to-all costs the step: exposed EP time.
+      if (other->done->acquire_timeout(seconds * a2a_stretch_)) {  // still in flight
+        a.tl->ep_exposed_s += seconds * (a2a_stretch_ - 1);
+        return;
+      }
       other->acquired = true;
-      seconds -= (sg4::Engine::get_clock() - start) / a2a_stretch_;
+      const double stretched = sg4::Engine::get_clock() - start;
+      a.tl->ep_exposed_s += stretched * (1 - 1 / a2a_stretch_);
+      seconds -= stretched / a2a_stretch_;
     }
     compute(seconds);
   }
