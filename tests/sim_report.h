@@ -12,7 +12,7 @@
 #include "engine/probes.h"
 #include "engine/simulator.h"
 #include "report/metrics.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "workload/stage_work.h"
 
 namespace trident::testing {

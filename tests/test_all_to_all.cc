@@ -1,10 +1,10 @@
-// All-to-all lowering (engine/all_to_all) and its closed form (workload/all_to_all_time):
+// All-to-all lowering (lowering/all_to_all) and its closed form (workload/all_to_all_time):
 // flows per pair, the imbalanced dispatch and combine.
 #include <catch2/catch.hpp>
 #include <numeric>
 #include <vector>
 
-#include "engine/all_to_all.h"
+#include "lowering/all_to_all.h"
 #include "test_support.h"
 #include "workload/all_to_all_time.h"
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/scenario.h"
-#include "engine/collective_lowering.h"
+#include "lowering/collective_lowering.h"
 #include "test_support.h"
 #include "workload/stage_work.h"
 

@@ -8,7 +8,7 @@
 
 #include "core/isolated_run.h"
 #include "engine/probes.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 #include "sim_report.h"
 #include "test_support.h"
 

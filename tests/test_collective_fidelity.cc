@@ -1,13 +1,13 @@
 // Fast and full fidelity agree on steps whose data-parallel all-reduces run the NCCL plans of
 // workload/nccl_model: pipelined hierarchical rings and trees across islands (engine/simulator,
-// schedule/shortcuts). Every simulation runs in a child process.
+// lowering/shortcuts). Every simulation runs in a child process.
 #include <catch2/catch.hpp>
 #include <sstream>
 
 #include "core/isolated_run.h"
 #include "engine/simulator.h"
 #include "report/metrics.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "sim_report.h"
 #include "test_support.h"
 #include "workload/stage_work.h"

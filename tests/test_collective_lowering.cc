@@ -1,9 +1,9 @@
-// Collective lowering (engine/collective_lowering, no SimGrid): rings, hierarchical
+// Collective lowering (lowering/collective_lowering, no SimGrid): rings, hierarchical
 // all-reduces across islands pipelined over chunks, trees, NVLS, and mirrored ring edges, as
 // phases of flows.
 #include <catch2/catch.hpp>
 
-#include "engine/collective_lowering.h"
+#include "lowering/collective_lowering.h"
 
 using namespace trident;
 

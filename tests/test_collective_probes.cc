@@ -1,4 +1,4 @@
-// NCCL plans lowered and simulated on SimGrid (engine/collective_lowering, engine/probes)
+// NCCL plans lowered and simulated on SimGrid (lowering/collective_lowering, engine/probes)
 // against their closed form (workload/nccl_model collective_plan_time): with nothing else on
 // the links they agree exactly, for rings, pipelined hierarchical rings, trees, NVLS and
 // NVLS-tree, collapsed or step by step. Every probe runs in a child process.

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/scenario.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "sim_report.h"
 #include "test_support.h"
 #include "workload/stage_work.h"

@@ -1,11 +1,11 @@
-// Context parallelism without an engine: the 4-D rank generator (schedule/rank_map), the p2p
+// Context parallelism without an engine: the 4-D rank generator (layout/rank_map), the p2p
 // ring attention ops (workload/layer_ops), per-rank FLOPs, memory and sharding
 // (workload/stage_work), the plan's checks and the Megatron launch-line import.
 #include <catch2/catch.hpp>
 
 #include "config/checks.h"
 #include "config/megatron_args.h"
-#include "schedule/rank_map.h"
+#include "layout/rank_map.h"
 #include "test_support.h"
 #include "workload/cp_attention.h"
 #include "workload/layer_ops.h"

@@ -8,7 +8,7 @@
 #include "core/isolated_run.h"
 #include "engine/simulator.h"
 #include "report/metrics.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "sim_report.h"
 #include "test_support.h"
 #include "workload/collective_time.h"

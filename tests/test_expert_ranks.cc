@@ -1,10 +1,10 @@
-// Megatron-Core's expert rank layout (schedule/expert_ranks): the expert-parallel and
+// Megatron-Core's expert rank layout (layout/expert_ranks): the expert-parallel and
 // expert-data-parallel groups folded over a stage's tensor, context and data-parallel ranks,
 // and which actors meet in their collectives.
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "schedule/expert_ranks.h"
+#include "layout/expert_ranks.h"
 #include "test_support.h"
 
 using namespace trident;

@@ -1,4 +1,4 @@
-// Routed experts under ZeRO-2 / ZeRO-3 on SimGrid (engine/param_gathers, the kExpertGather
+// Routed experts under ZeRO-2 / ZeRO-3 on SimGrid (lowering/param_gathers, the kExpertGather
 // and expert-bucket collectives): the per-layer expert gathers over the expert-data-parallel
 // group, fast against full fidelity, and what the gathers and reduce-scatters cost. Each
 // simulation runs in a child process.
@@ -7,10 +7,10 @@
 #include <string>
 
 #include "core/isolated_run.h"
-#include "engine/param_gathers.h"
+#include "lowering/param_gathers.h"
 #include "engine/simulator.h"
-#include "schedule/program.h"
-#include "schedule/shortcuts.h"
+#include "layout/program.h"
+#include "lowering/shortcuts.h"
 #include "sim_report.h"
 #include "test_support.h"
 #include "workload/stage_work.h"

@@ -1,5 +1,5 @@
-// Expert parallelism on SimGrid beyond ETP = t (engine/all_to_all, schedule/expert_ranks,
-// schedule/all_to_all_shortcut): the NIC-collapsed all-to-all of fast mode against one flow per
+// Expert parallelism on SimGrid beyond ETP = t (lowering/all_to_all, layout/expert_ranks,
+// lowering/all_to_all_shortcut): the NIC-collapsed all-to-all of fast mode against one flow per
 // pair (full fidelity), with expert groups folding tensor (ETP = 1) and context ranks. Each
 // simulation runs in a child process.
 #include <catch2/catch.hpp>
@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "config/scenario.h"
-#include "engine/all_to_all.h"
-#include "schedule/all_to_all_shortcut.h"
-#include "schedule/shortcuts.h"
+#include "lowering/all_to_all.h"
+#include "lowering/all_to_all_shortcut.h"
+#include "lowering/shortcuts.h"
 #include "sim_report.h"
 #include "test_support.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/timeline.h"
+#include "lowering/timeline.h"
 #include "report/explain_writer.h"
 #include "report/metrics.h"
 #include "report/writers.h"

@@ -1,13 +1,13 @@
 // Datacenters joined by WAN links (cluster.sites, platform/fabric_sites.cc) and hierarchical
 // data parallelism across them (plan.num_distributed_optimizer_instances,
-// engine/collective_lowering.h lower_partial_data_parallel), against closed forms. Every probe
+// lowering/collective_lowering.h lower_partial_data_parallel), against closed forms. Every probe
 // runs in a child process (one engine per process).
 #include <catch2/catch.hpp>
 
 #include "config/checks.h"
-#include "engine/collective_lowering.h"
+#include "lowering/collective_lowering.h"
 #include "engine/probes.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 #include "sim_report.h"
 #include "test_support.h"
 #include "workload/nccl_model.h"

@@ -9,7 +9,7 @@
 
 #include "core/isolated_run.h"
 #include "engine/probes.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 #include "sim_report.h"
 #include "test_support.h"
 #include "workload/collective_time.h"

@@ -1,4 +1,4 @@
-// Fast against full fidelity (schedule/shortcuts.h) on seeded random plans: draws from the
+// Fast against full fidelity (lowering/shortcuts.h) on seeded random plans: draws from the
 // plan search's space (every searched dimension: t, cp, p, d, EP, ETP, dispatcher, micro-batch
 // size, schedule, virtual stages, sequence parallelism, tp_comm_overlap, recompute, the
 // sharding strategies, overlap_grad_reduce, overlap_param_gather, grad_reduce_in_bf16,
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "plan_support.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 #include "search/plan_search.h"
 #include "search/plan_space.h"
 #include "sim_report.h"

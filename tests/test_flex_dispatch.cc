@@ -7,7 +7,7 @@
 #include <map>
 #include <vector>
 
-#include "engine/flex_dispatch.h"
+#include "lowering/flex_dispatch.h"
 #include "workload/expert_routing.h"
 
 using namespace trident;

@@ -9,9 +9,9 @@
 
 #include "config/scenario.h"
 #include "core/isolated_run.h"
-#include "engine/flex_dispatch.h"
+#include "lowering/flex_dispatch.h"
 #include "engine/probes.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 #include "sim_report.h"
 #include "test_support.h"
 

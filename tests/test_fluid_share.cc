@@ -1,8 +1,8 @@
-// Max-min fair sharing over time (platform/fluid_share): progressive filling with per-flow
+// Max-min fair sharing over time (lowering/fluid_share): progressive filling with per-flow
 // bounds, and arrivals and late starts that change the allocation.
 #include <catch2/catch.hpp>
 
-#include "platform/fluid_share.h"
+#include "lowering/fluid_share.h"
 
 using namespace trident;
 

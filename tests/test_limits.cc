@@ -8,7 +8,7 @@
 
 #include "config/yaml_tree.h"
 #include "config_support.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 
 using namespace trident;
 using namespace trident::testing;
@@ -94,7 +94,7 @@ TEST_CASE("hostile input is refused quickly with the limit named", "[validate][l
   CHECK_THAT(load_error(scenario, {"plan.num_microbatches=9000000"}),
              Catch::Contains("more than the schedule-instruction limit of 10000000"));
   // The activity limit counts what the fidelity simulates, so `simulate` checks it once the
-  // shortcuts are known (schedule/shortcuts.h): fast fidelity runs these 100,000 micro-batches
+  // shortcuts are known (lowering/shortcuts.h): fast fidelity runs these 100,000 micro-batches
   // on one replica per stage, full fidelity on every GPU.
   const Scenario busy = load_scenario(scenario, {"plan.num_microbatches=100000"});
   CHECK(simulation_activity_issues(busy, Fidelity::kFast).empty());

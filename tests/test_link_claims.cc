@@ -1,11 +1,11 @@
-// The links' bookkeeping of claimed runs (platform/link_claims): a flow in flight refuses a
+// The links' bookkeeping of claimed runs (lowering/link_claims): a flow in flight refuses a
 // claim whose window on its link is open and has one that opens later checked then, a flow
 // that starts interrupts the claims whose windows on its links are open, and claims whose
 // windows on a link do not overlap coexist.
 #include <catch2/catch.hpp>
 #include <limits>
 
-#include "platform/link_claims.h"
+#include "lowering/link_claims.h"
 
 using namespace trident;
 

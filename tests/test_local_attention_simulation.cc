@@ -6,7 +6,7 @@
 
 #include "config/checks.h"
 #include "engine/simulator.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "search/plan_bound.h"
 #include "sim_report.h"
 #include "workload/stage_work.h"

@@ -9,7 +9,7 @@
 #include "engine/simulator.h"
 #include "report/metrics.h"
 #include "report/writers.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "test_support.h"
 #include "workload/moe_model.h"
 #include "workload/stage_work.h"

@@ -1,8 +1,8 @@
-// Parameter all-gathers ahead of the compute (engine/param_gathers): Megatron-Core's buckets
+// Parameter all-gathers ahead of the compute (lowering/param_gathers): Megatron-Core's buckets
 // in reverse order gathered in forward order, and FSDP's per-layer gathers.
 #include <catch2/catch.hpp>
 
-#include "engine/param_gathers.h"
+#include "lowering/param_gathers.h"
 #include "test_support.h"
 
 using namespace trident;

@@ -1,9 +1,9 @@
-// Plans on part of each NVLink island (plan.gpus_per_island; schedule/rank_map, config/checks):
+// Plans on part of each NVLink island (plan.gpus_per_island; layout/rank_map, config/checks):
 // 128 GPUs of GB200 NVL72 as two racks of 64, the way block-topology schedulers allocate them.
 #include <catch2/catch.hpp>
 
 #include "config/checks.h"
-#include "schedule/rank_map.h"
+#include "layout/rank_map.h"
 #include "test_support.h"
 
 using namespace trident;

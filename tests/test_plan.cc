@@ -8,7 +8,7 @@
 #include "config/megatron_args.h"
 #include "config/scenario.h"
 #include "core/errors.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "workload/stage_work.h"
 
 using namespace trident;

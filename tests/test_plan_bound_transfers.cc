@@ -9,7 +9,7 @@
 
 #include "bound_check.h"
 #include "plan_support.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "search/plan_bound.h"
 #include "search/plan_search.h"
 #include "sim_report.h"

@@ -9,7 +9,7 @@
 #include "config/checks.h"
 #include "core/errors.h"
 #include "plan_support.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 #include "search/plan_search.h"
 
 using namespace trident;

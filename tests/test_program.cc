@@ -1,11 +1,11 @@
-// Pipeline schedules (schedule/program): the instructions of every stage, GPipe, 1F1B and
+// Pipeline schedules (layout/program): the instructions of every stage, GPipe, 1F1B and
 // interleaved 1F1B, and the ideal bubble fraction.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "test_support.h"
 
 using namespace trident;

@@ -1,8 +1,8 @@
-// Rank placement (schedule/rank_map): where tensor-, pipeline- and data-parallel ranks sit, and
+// Rank placement (layout/rank_map): where tensor-, pipeline- and data-parallel ranks sit, and
 // whether TP groups keep to one NVLink island.
 #include <catch2/catch.hpp>
 
-#include "schedule/rank_map.h"
+#include "layout/rank_map.h"
 #include "test_support.h"
 
 using namespace trident;

@@ -14,7 +14,7 @@
 #include "report/svg_timeline.h"
 #include "report/trace_writer.h"
 #include "report/writers.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "test_support.h"
 #include "workload/stage_work.h"
 

@@ -8,7 +8,7 @@
 #include "engine/simulator.h"
 #include "report/metrics.h"
 #include "report/writers.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "sim_report.h"
 #include "test_support.h"
 #include "workload/stage_work.h"

@@ -11,8 +11,8 @@
 
 #include "config/stragglers.h"
 #include "plan_support.h"
-#include "schedule/rank_map.h"
-#include "schedule/shortcuts.h"
+#include "layout/rank_map.h"
+#include "lowering/shortcuts.h"
 #include "search/plan_search.h"
 #include "search/plan_space.h"
 #include "sim_report.h"

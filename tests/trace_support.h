@@ -11,7 +11,7 @@
 #include "engine/simulator.h"
 #include "report/svg_timeline.h"
 #include "report/trace_writer.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "test_support.h"
 #include "workload/stage_work.h"
 

@@ -11,7 +11,7 @@
 #include "core/errors.h"
 #include "report/comparison.h"
 #include "report/writers.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 
 namespace po = boost::program_options;
 

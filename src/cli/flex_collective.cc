@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "engine/flex_dispatch.h"
+#include "lowering/flex_dispatch.h"
 #include "engine/probes.h"
 
 namespace trident {

@@ -19,7 +19,7 @@ struct FlexDispatchArgs {
 
 // Simulates the dispatch (its combine moves the same bytes back) over GPUs 0..gpus-1 of
 // `cluster` and prints, as `format` (table, json or csv), its time and DeepEP's "bottleneck
-// bandwidths" (engine/flex_dispatch.h deepep_bytes over the time). Returns the exit code.
+// bandwidths" (lowering/flex_dispatch.h deepep_bytes over the time). Returns the exit code.
 // Requires 2 <= gpus <= the cluster's GPUs and a routing valid for that many experts' ranks.
 int run_flex_dispatch(const ClusterSpec& cluster, int gpus, const FlexDispatchArgs& args,
                       const std::string& format);

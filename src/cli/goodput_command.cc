@@ -21,8 +21,8 @@
 #include "goodput/goodput.h"
 #include "report/metrics.h"
 #include "report/writers.h"
-#include "schedule/program.h"
-#include "schedule/shortcuts.h"
+#include "layout/program.h"
+#include "lowering/shortcuts.h"
 #include "workload/stage_work.h"
 
 namespace po = boost::program_options;

@@ -26,7 +26,7 @@
 #include "engine/simulator.h"
 #include "goodput/goodput.h"
 #include "report/metrics.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 #include "search/plan_search.h"
 
 namespace po = boost::program_options;

@@ -20,7 +20,7 @@
 #include "report/svg_timeline.h"
 #include "report/trace_writer.h"
 #include "report/writers.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "workload/stage_work.h"
 
 namespace po = boost::program_options;

@@ -16,7 +16,7 @@
 #include "core/errors.h"
 #include "core/output_file.h"
 #include "report/writers.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 
 namespace po = boost::program_options;
 

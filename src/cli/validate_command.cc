@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "config/diagnostics.h"
 #include "config/scenario.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 #include "workload/stage_work.h"
 
 namespace po = boost::program_options;

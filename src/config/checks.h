@@ -43,7 +43,7 @@ std::vector<SpecIssue> plan_issues(const PlanSpec& plan, const ModelSpec& model,
                                    const ClusterSpec& cluster);
 
 // What one simulated step runs of a plan, as far as its count of SimGrid activities goes: the
-// engine's shortcuts that cut activities. schedule/shortcuts.h decides them
+// engine's shortcuts that cut activities. lowering/shortcuts.h decides them
 // (simulation_activity_issues there fills this in); config only counts.
 struct SimulatedScope {
   bool full_fidelity = false;  // one actor per GPU, every ring step
@@ -68,7 +68,7 @@ double estimated_sim_activities(const PlanSpec& plan, const ModelSpec& model,
 // too large to hold: simulated GPUs, platform routes and schedule instructions against the
 // limits in config/limits.h, each named in the message. The loader checks these; the
 // activities a step runs depend on the engine's shortcuts and are checked where those are
-// decided (activity_limit_issues, called by schedule/shortcuts.h simulation_activity_issues).
+// decided (activity_limit_issues, called by lowering/shortcuts.h simulation_activity_issues).
 std::vector<SpecIssue> simulation_size_issues(const PlanSpec& plan, const ClusterSpec& cluster);
 
 // Returns the problem of a plan whose step, simulated within `scope`, would run more than the
@@ -81,7 +81,7 @@ std::vector<SpecIssue> activity_limit_issues(const PlanSpec& plan, const ModelSp
 // Throws ConfigError (cluster or model issue) or PlanError (plan issue) for the first
 // problem of `scenario`, located by key only (no file positions): the checks load_scenario
 // runs, simulation_size_issues included. Use it for specs built in code; the activity limit
-// is schedule/shortcuts.h's simulation_activity_issues.
+// is lowering/shortcuts.h's simulation_activity_issues.
 void validate_scenario(const Scenario& scenario);
 
 // Returns a*b, or -1 when the product overflows 64 bits (inputs must be >= 0).

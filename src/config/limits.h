@@ -45,7 +45,7 @@ constexpr double kMaxOversubscription = 1000;
 
 // --- the size of one simulation (checks.h simulation_size_issues) ----------------------------
 // SimGrid runs roughly 10^5 activities per second: 10^8 is about a quarter of an hour. Estimated
-// for the actors the engine simulates (schedule/shortcuts.h simulation_activity_issues).
+// for the actors the engine simulates (lowering/shortcuts.h simulation_activity_issues).
 constexpr double kMaxSimActivities = 1e8;
 // GPUs one simulation places on the platform: flows that share links are solved together, so
 // time grows faster than linearly (65536 GPUs: about 40 s for one micro-batch).

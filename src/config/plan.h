@@ -53,7 +53,7 @@ enum class StateDtype { kFp32, kFp16, kBf16, kFp8 };
 // Megatron-Core --moe-token-dispatcher-type (megatron/core/transformer/moe/token_dispatcher.py).
 enum class MoeDispatcher { kAllGather, kAllToAll, kFlex };
 // Megatron-Core --moe-flex-dispatcher-backend (transformer_config.py): DeepEP's normal kernels or
-// HybridEP; trident lowers both alike (engine/flex_dispatch.h, docs/moe.md).
+// HybridEP; trident lowers both alike (lowering/flex_dispatch.h, docs/moe.md).
 enum class MoeFlexBackend { kDeepEp, kHybridEp };
 // Megatron-Core --recompute-modules under --recompute-granularity selective
 // (TransformerConfig.recompute_modules; transformer_layer.py, mlp.py, moe/experts.py,
@@ -207,7 +207,7 @@ struct PlanSpec {
 
   // Mixture of experts (models with num_experts > 0). The expert groups fold a stage's
   // tensor, context and data-parallel ranks (Megatron-Core's expert rank order tp-ep-dp-pp with
-  // tp = expert_tensor_parallel_size; schedule/expert_ranks.h).
+  // tp = expert_tensor_parallel_size; layout/expert_ranks.h).
   int expert_parallel = 1;
   int expert_tensor_parallel = 0;  // resolved: = tensor unless set
   MoeDispatcher moe_dispatcher = MoeDispatcher::kAllGather;
@@ -217,7 +217,7 @@ struct PlanSpec {
   bool moe_shared_expert_overlap = false;
   // Megatron-Core's combined 1F1B (pipeline_parallel/combined_1f1b.py): in the steady state a
   // forward and a backward of two micro-batches run as one step, layer by layer, so that one's
-  // dispatch and combine all-to-alls run beside the other's compute (schedule/program.h).
+  // dispatch and combine all-to-alls run beside the other's compute (layout/program.h).
   bool overlap_moe_expert_parallel_comm = false;
   MoeFlexBackend moe_flex_backend = MoeFlexBackend::kDeepEp;
   // The local experts as one grouped GEMM (TE GroupedLinear); false: one GEMM per expert in

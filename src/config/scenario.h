@@ -37,7 +37,7 @@ struct Scenario {
 // file's `overrides:` and then `overrides` ("key.path=value", in order), converts to typed
 // specs and validates every field, the plan/model/cluster combination, and the size of the
 // simulation (config/limits.h: GPUs, routes, schedule instructions; the activities a step runs
-// depend on the engine's shortcuts and are checked by schedule/shortcuts.h
+// depend on the engine's shortcuts and are checked by lowering/shortcuts.h
 // check_simulation_activities before simulating).
 // Throws ConfigError / PlanError (one message with file, line and key) on bad input.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides);

@@ -55,7 +55,7 @@ PlanSpec read_plan_fields(const MapReader& map, PlanGiven* given);
 // Resolves the plan's defaults on `cluster` and `model` (data_parallel, the first/last stage
 // split into pipeline_layers, then the batch field not given) and runs plan_issues and
 // simulation_size_issues (the activity limit is checked where the engine's shortcuts are
-// known: schedule/shortcuts.h). Reports PlanError located at the plan key.
+// known: lowering/shortcuts.h). Reports PlanError located at the plan key.
 void resolve_plan(const MapReader& map, const PlanGiven& given, const ClusterSpec& cluster,
                   const ModelSpec& model, PlanSpec* plan);
 

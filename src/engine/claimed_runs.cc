@@ -1,6 +1,6 @@
 // Claimed runs (shortcuts.h: claimed_runs): pipeline transfers and passes of compute and TP
 // collectives timed in closed form while their links carry nothing else. An actor lists the
-// windows its flows would hold each link, alone, claims them (platform/link_claims.h) and
+// windows its flows would hold each link, alone, claims them (lowering/link_claims.h) and
 // waits once for the whole run; a flow or claim that reaches one of those links before its
 // window ends interrupts the wait, and the actor runs what is left as flows from that instant
 // (run_phases_from), so that everything from then on shares the links as flows do.

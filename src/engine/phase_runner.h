@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/collective_lowering.h"
+#include "lowering/collective_lowering.h"
 #include "platform/platform.h"
 
 namespace trident {

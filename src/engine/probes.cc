@@ -7,7 +7,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
-#include "engine/all_to_all.h"
+#include "lowering/all_to_all.h"
 #include "engine/phase_runner.h"
 #include "platform/platform.h"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "config/cluster.h"
-#include "engine/collective_lowering.h"
+#include "lowering/collective_lowering.h"
 
 namespace trident {
 
@@ -16,7 +16,7 @@ double probe_transfer_time(const ClusterSpec& cluster, int src, int dst, double 
 
 // Returns the simulated seconds of `op` on `bytes` per GPU over each group in `groups` (run
 // side by side), lowered as the engine lowers it (`collapse_steps` false: every ring step;
-// an all-to-all is one phase, engine/all_to_all.h).
+// an all-to-all is one phase, lowering/all_to_all.h).
 double probe_collective_time(const ClusterSpec& cluster, CollectiveOp op,
                              const std::vector<std::vector<int>>& groups, double bytes,
                              bool collapse_steps);
@@ -26,7 +26,7 @@ double probe_collective_time(const ClusterSpec& cluster, CollectiveOp op,
 std::vector<double> probe_phase_series(const ClusterSpec& cluster, int gpus,
                                        const std::vector<std::vector<Phase>>& series);
 
-// When two runs of phases that share links end (claimed_runs, platform/link_claims.h).
+// When two runs of phases that share links end (claimed_runs, lowering/link_claims.h).
 struct ClaimProbe {
   double first_end = 0;   // the claimed (or plain) run of `first`, from time 0
   double second_end = 0;  // `second`, started `delay` seconds in

@@ -4,15 +4,15 @@
 #include <string>
 
 #include "core/errors.h"
-#include "engine/all_to_all.h"
-#include "engine/collective_lowering.h"
-#include "engine/fused_passes.h"
-#include "engine/param_gathers.h"
+#include "lowering/all_to_all.h"
+#include "lowering/collective_lowering.h"
+#include "lowering/fused_passes.h"
+#include "lowering/param_gathers.h"
 #include "engine/phase_runner.h"
 #include "engine/step_simulation.h"
 #include "platform/platform.h"
-#include "schedule/rank_map.h"
-#include "schedule/straggler_shortcuts.h"
+#include "layout/rank_map.h"
+#include "lowering/straggler_shortcuts.h"
 #include "workload/moe_ops.h"
 #include "workload/straggler_work.h"
 
@@ -311,7 +311,7 @@ Timeline StepSimulation::run() {
   variants_[0].work = &w_;
   variants_[0].fwd = &fused_fwd_;
   variants_[0].bwd = &fused_bwd_;
-  // Stragglers: which actors run slow (schedule/straggler_shortcuts.h).
+  // Stragglers: which actors run slow (lowering/straggler_shortcuts.h).
   std::unique_ptr<StragglerActors> stragglers;
   if (has_stragglers(sc_.cluster)) {
     stragglers = std::make_unique<StragglerActors>(sc_, ranks_, shortcuts_);

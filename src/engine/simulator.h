@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "config/scenario.h"
-#include "engine/timeline.h"
-#include "schedule/program.h"
-#include "schedule/shortcuts.h"
+#include "lowering/timeline.h"
+#include "layout/program.h"
+#include "lowering/shortcuts.h"
 #include "workload/stage_work.h"
 
 namespace trident {

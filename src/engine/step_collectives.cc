@@ -8,9 +8,9 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
-#include "engine/all_to_all.h"
-#include "engine/flex_dispatch.h"
-#include "engine/fused_passes.h"
+#include "lowering/all_to_all.h"
+#include "lowering/flex_dispatch.h"
+#include "lowering/fused_passes.h"
 #include "engine/phase_runner.h"
 #include "engine/step_simulation.h"
 
@@ -53,7 +53,7 @@ const std::vector<Phase>& StepSimulation::lowered(ActorState& a, CollKind kind, 
       phases = lower_collective(op, groups, bytes, island_of, mirrored);
     } else if (one_replica_ && (kind == CollKind::kExpertData || kind == CollKind::kExpertGather)) {
       // Replicas standing for others over expert groups: the simulated GPUs' expert-data
-      // rings, inter-island edges mirrored (schedule/all_to_all_shortcut.h).
+      // rings, inter-island edges mirrored (lowering/all_to_all_shortcut.h).
       LoweringOptions mirrored = lowering_;
       mirrored.simulated = [this](int gpu) { return simulated_gpu_[gpu] != 0; };
       mirrored.mirror_inter = true;
@@ -116,7 +116,7 @@ sg4::SemaphorePtr StepSimulation::join(ActorState& a, CollKind kind, CollectiveO
     seq = a.tp_seq++;
   } else if (kind == CollKind::kExpert || kind == CollKind::kExpertData ||
              kind == CollKind::kExpertGather) {
-    // An actor stands for one GPU (full) or its TP group's ranks (schedule/expert_ranks.h).
+    // An actor stands for one GPU (full) or its TP group's ranks (layout/expert_ranks.h).
     const bool data = kind != CollKind::kExpert;
     const std::vector<int> tr = tensor_ranks(a);
     const int base = experts_.local(0, a.cp, a.dp);

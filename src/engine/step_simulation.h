@@ -17,14 +17,14 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/collective_lowering.h"
-#include "engine/fused_passes.h"
-#include "engine/param_gathers.h"
+#include "lowering/collective_lowering.h"
+#include "lowering/fused_passes.h"
+#include "lowering/param_gathers.h"
 #include "engine/phase_runner.h"
 #include "engine/simulator.h"
 #include "platform/platform.h"
-#include "schedule/expert_ranks.h"
-#include "schedule/rank_map.h"
+#include "layout/expert_ranks.h"
+#include "layout/rank_map.h"
 #include "workload/expert_routing.h"
 #include "workload/moe_ops.h"
 #include "workload/tp_overlap.h"
@@ -159,7 +159,7 @@ class StepSimulation {
     sharded_grads_ = sc.plan.shards_gradients() && dc_ > 1;
     async_dp_ = (sc.plan.overlap_grad_reduce && dc_ > 1) || sharded_grads_;
     // Experts reduce apart over the expert-data-parallel group: with sharded gradients every
-    // micro-batch's buckets, with sharded weights gathered per layer (engine/param_gathers.h).
+    // micro-batch's buckets, with sharded weights gathered per layer (lowering/param_gathers.h).
     const bool edp = experts_.expert_data_parallel() > 1;
     sharded_expert_grads_ = sc.plan.shards_gradients() && edp;
     sharded_params_ = sc.plan.shards_params() && (dc_ > 1 || edp);

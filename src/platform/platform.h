@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "config/cluster.h"
-#include "platform/link_claims.h"
+#include "lowering/link_claims.h"
 
 namespace simgrid::s4u {
 class Host;

@@ -16,8 +16,8 @@
 #include "report/metric_table.h"
 #include "report/metrics.h"
 #include "report/writers.h"
-#include "schedule/program.h"
-#include "schedule/shortcuts.h"
+#include "layout/program.h"
+#include "lowering/shortcuts.h"
 #include "workload/stage_work.h"
 
 namespace py = pybind11;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "schedule/program.h"
+#include "layout/program.h"
 
 namespace trident {
 namespace {

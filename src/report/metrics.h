@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "config/scenario.h"
-#include "engine/timeline.h"
+#include "lowering/timeline.h"
 #include "workload/stage_work.h"
 
 namespace trident {

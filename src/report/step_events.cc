@@ -6,7 +6,7 @@
 #include <map>
 #include <tuple>
 
-#include "schedule/rank_map.h"
+#include "layout/rank_map.h"
 
 namespace trident {
 namespace {

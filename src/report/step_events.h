@@ -12,8 +12,8 @@
 
 #include "config/scenario.h"
 #include "core/collective_op.h"
-#include "engine/timeline.h"  // the engine's output, plain data
-#include "schedule/program.h"
+#include "lowering/timeline.h"  // the engine's output, plain data
+#include "layout/program.h"
 #include "workload/stage_work.h"
 
 namespace trident {

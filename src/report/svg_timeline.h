@@ -15,7 +15,7 @@
 #include <string>
 
 #include "config/scenario.h"
-#include "engine/timeline.h"
+#include "lowering/timeline.h"
 
 namespace trident {
 

@@ -5,9 +5,9 @@
 #include <map>
 #include <set>
 
-#include "engine/flex_dispatch.h"
-#include "schedule/expert_ranks.h"
-#include "schedule/rank_map.h"
+#include "lowering/flex_dispatch.h"
+#include "layout/expert_ranks.h"
+#include "layout/rank_map.h"
 #include "workload/collective_time.h"
 #include "workload/expert_routing.h"
 #include "workload/moe_ops.h"
@@ -117,7 +117,7 @@ ExpertFloor expert_floor(const std::vector<int>& islands, double load, const Clu
 // expert-parallel group (members' islands `islands`): `per_byte` x B. Whatever a member sends
 // or receives over RDMA crosses its NIC, and what it writes to or receives from the others of
 // its island (its own tokens and those it forwards) its NVLink port; the busiest port sets
-// the floor (the bytes of engine/flex_dispatch.h, read off its collapsed lowering, whose
+// the floor (the bytes of lowering/flex_dispatch.h, read off its collapsed lowering, whose
 // flows carry each port's busier direction). 0 with fewer than two members.
 ExpertFloor flex_floor(const std::vector<int>& islands, const ExpertRouting& routing, double load,
                        const ClusterSpec& c) {

@@ -7,7 +7,7 @@
 
 #include "config/checks.h"
 #include "config/pipeline_split.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 
 namespace trident {
 namespace {

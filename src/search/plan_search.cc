@@ -15,7 +15,7 @@
 
 #include "core/errors.h"
 #include "core/fork_pool.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "workload/stage_work.h"
 
 namespace trident {
@@ -86,7 +86,7 @@ std::string bound_block(const Scenario& base, const std::vector<Candidate>& all,
   // reuse it.
   std::string last_key;
   Workload w;
-  // Programs depend on few plan fields (schedule/program.cc): keep them by those.
+  // Programs depend on few plan fields (layout/program.cc): keep them by those.
   std::map<std::vector<int>, std::vector<StageProgram>> programs_memo;
   size_t memo_instrs = 0;  // instructions held by programs_memo
   const std::vector<StageProgram>* programs = nullptr;

@@ -5,7 +5,7 @@
 #include "config/checks.h"
 #include "core/errors.h"
 #include "report/plan_label.h"
-#include "schedule/shortcuts.h"
+#include "lowering/shortcuts.h"
 #include "search/plan_dimensions.h"
 
 namespace trident {

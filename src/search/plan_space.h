@@ -86,7 +86,7 @@ struct EnumerationStats {
 
 // Returns every plan of the space that satisfies every rule of the table and the checks
 // `simulate` runs (plan_issues and simulation_size_issues of config/checks.h, and the
-// activity limit at fast fidelity, schedule/shortcuts.h simulation_activity_issues, so
+// activity limit at fast fidelity, lowering/shortcuts.h simulation_activity_issues, so
 // `simulate` accepts each one), in a deterministic order. Throws ConfigError (file
 // "--max-candidates") when the space holds more than context.max_candidates candidates, or
 // visits more than 64 times as many value combinations. Throws ConfigError (its file the

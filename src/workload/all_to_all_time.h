@@ -1,5 +1,5 @@
 // Closed-form time of an all-to-all with no competing traffic (pure; no SimGrid). It is what
-// the lowered all-to-all (engine/all_to_all.h) takes when every GPU of the group runs one at
+// the lowered all-to-all (lowering/all_to_all.h) takes when every GPU of the group runs one at
 // once on a network without taper: each GPU's NVLink link carries its messages to the peers
 // of its island, its NIC those to peers elsewhere, both at once.
 #ifndef TRIDENT_WORKLOAD_ALL_TO_ALL_TIME_H_

@@ -1,6 +1,6 @@
 // Which GPUs and nodes a token's top-k experts land on, under balanced routing (pure; no
 // SimGrid). The flex (DeepEP) dispatcher sends a token once to every destination GPU in its
-// node and once to every destination node over RDMA (engine/flex_dispatch.h), so its traffic
+// node and once to every destination node over RDMA (lowering/flex_dispatch.h), so its traffic
 // is set by the probability that a token's k experts hit a given set of experts.
 //
 // Balanced routing: a token's k experts are a uniformly random k-subset of the E experts; with

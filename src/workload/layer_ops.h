@@ -124,7 +124,7 @@ struct LayerDims {
   double etp = 1;          // expert_tensor_parallel_size: the experts' GEMMs split over ETP
   double expert_load = 1;  // tokens of the busiest rank's experts / the balanced mean
   bool alltoall = false;   // moe_token_dispatcher_type alltoall (else allgather)
-  bool flex = false;       // moe_token_dispatcher_type flex (DeepEP; engine/flex_dispatch.h)
+  bool flex = false;       // moe_token_dispatcher_type flex (DeepEP; lowering/flex_dispatch.h)
   bool shared_overlap = false;
   bool grouped_gemm = true;    // plan.moe_grouped_gemm: the experts' GEMMs as one grouped kernel
   bool dispatch_sync = false;  // PlanSpec::moe_dispatch_syncs: the forward's host-device sync

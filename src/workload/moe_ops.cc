@@ -73,7 +73,7 @@ void add_dispatch(const LayerDims& d, const MoeSizes& z, bool combine, std::vect
                   int overlap_ops) {
   const double h = d.h, e = z.e;
   if (d.ep > 1) {
-    // flex: each rank's T / t tokens, once per destination GPU and node (engine/flex_dispatch.h).
+    // flex: each rank's T / t tokens, once per destination GPU and node (lowering/flex_dispatch.h).
     Op op =
         d.flex
             ? collective_op(combine ? "ep_flex_combine" : "ep_flex_dispatch", OpKind::kEpCollective,

@@ -9,7 +9,7 @@
 // intra stage on the members of each island, an inter stage on the members with the same local
 // index across islands. With several stages and more than one chunk the stages overlap chunk by
 // chunk (fill, body, drain: see plan_phases_time). collective_plan_time is the closed form the
-// engine's lowering (engine/collective_lowering.h) reproduces exactly on links nothing else
+// engine's lowering (lowering/collective_lowering.h) reproduces exactly on links nothing else
 // uses.
 #ifndef TRIDENT_WORKLOAD_NCCL_MODEL_H_
 #define TRIDENT_WORKLOAD_NCCL_MODEL_H_

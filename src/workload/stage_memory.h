@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "config/scenario.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "workload/stage_work.h"
 
 namespace trident {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "workload/compute_model.h"
 #include "workload/cp_attention.h"
 #include "workload/layer_activations.h"

@@ -9,7 +9,7 @@
 
 #include "config/scenario.h"
 #include "core/collective_op.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "workload/compute_classes.h"
 #include "workload/optimizer_offload.h"
 #include "workload/reserved_memory.h"

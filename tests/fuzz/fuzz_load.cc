@@ -29,7 +29,7 @@
 #include "config/scenario.h"
 #include "config/yaml_tree.h"
 #include "core/errors.h"
-#include "schedule/program.h"
+#include "layout/program.h"
 #include "workload/stage_work.h"
 
 namespace {
