@@ -11,8 +11,8 @@
 #include "core/isolated_run.h"
 #include "engine/probes.h"
 #include "engine/simulator.h"
-#include "report/metrics.h"
 #include "layout/program.h"
+#include "report/metrics.h"
 #include "workload/stage_work.h"
 
 namespace trident::testing {

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "core/isolated_run.h"
-#include "lowering/param_gathers.h"
 #include "engine/simulator.h"
 #include "layout/program.h"
+#include "lowering/param_gathers.h"
 #include "lowering/shortcuts.h"
 #include "sim_report.h"
 #include "test_support.h"

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "config/checks.h"
-#include "lowering/collective_lowering.h"
 #include "engine/probes.h"
+#include "lowering/collective_lowering.h"
 #include "lowering/shortcuts.h"
 #include "sim_report.h"
 #include "test_support.h"

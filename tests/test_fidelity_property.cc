@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "plan_support.h"
 #include "lowering/shortcuts.h"
+#include "plan_support.h"
 #include "search/plan_search.h"
 #include "search/plan_space.h"
 #include "sim_report.h"

@@ -9,8 +9,8 @@
 
 #include "config/scenario.h"
 #include "core/isolated_run.h"
-#include "lowering/flex_dispatch.h"
 #include "engine/probes.h"
+#include "lowering/flex_dispatch.h"
 #include "lowering/shortcuts.h"
 #include "sim_report.h"
 #include "test_support.h"

@@ -9,9 +9,9 @@
 #include "config/scenario.h"
 #include "core/isolated_run.h"
 #include "engine/simulator.h"
+#include "layout/program.h"
 #include "report/metrics.h"
 #include "report/writers.h"
-#include "layout/program.h"
 #include "test_support.h"
 #include "workload/stage_work.h"
 

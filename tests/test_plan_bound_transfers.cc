@@ -8,8 +8,8 @@
 #include <string>
 
 #include "bound_check.h"
-#include "plan_support.h"
 #include "layout/program.h"
+#include "plan_support.h"
 #include "search/plan_bound.h"
 #include "search/plan_search.h"
 #include "sim_report.h"

@@ -8,8 +8,8 @@
 
 #include "config/checks.h"
 #include "core/errors.h"
-#include "plan_support.h"
 #include "lowering/shortcuts.h"
+#include "plan_support.h"
 #include "search/plan_search.h"
 
 using namespace trident;

@@ -10,11 +10,11 @@
 #include "core/isolated_run.h"
 #include "core/utf8.h"
 #include "engine/simulator.h"
+#include "layout/program.h"
 #include "report/metrics.h"
 #include "report/svg_timeline.h"
 #include "report/trace_writer.h"
 #include "report/writers.h"
-#include "layout/program.h"
 #include "test_support.h"
 #include "workload/stage_work.h"
 

@@ -7,8 +7,8 @@
 
 #include "core/isolated_run.h"
 #include "engine/simulator.h"
-#include "report/metrics.h"
 #include "layout/program.h"
+#include "report/metrics.h"
 #include "sim_report.h"
 #include "test_support.h"
 #include "workload/stage_work.h"

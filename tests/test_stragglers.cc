@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "config/stragglers.h"
-#include "plan_support.h"
 #include "layout/rank_map.h"
 #include "lowering/shortcuts.h"
+#include "plan_support.h"
 #include "search/plan_search.h"
 #include "search/plan_space.h"
 #include "sim_report.h"

@@ -20,9 +20,9 @@
 #include "config/scenario.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "engine/probes.h"
 #include "lowering/all_to_all.h"
 #include "lowering/collective_lowering.h"
-#include "engine/probes.h"
 #include "platform/platform.h"
 #include "workload/nccl_model.h"
 

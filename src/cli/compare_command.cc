@@ -9,9 +9,9 @@
 #include "cli/compare_variants.h"
 #include "config/scenario.h"
 #include "core/errors.h"
+#include "lowering/shortcuts.h"
 #include "report/comparison.h"
 #include "report/writers.h"
-#include "lowering/shortcuts.h"
 
 namespace po = boost::program_options;
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "lowering/flex_dispatch.h"
 #include "engine/probes.h"
+#include "lowering/flex_dispatch.h"
 
 namespace trident {
 

@@ -19,10 +19,10 @@
 #include "core/units.h"
 #include "engine/simulator.h"
 #include "goodput/goodput.h"
-#include "report/metrics.h"
-#include "report/writers.h"
 #include "layout/program.h"
 #include "lowering/shortcuts.h"
+#include "report/metrics.h"
+#include "report/writers.h"
 #include "workload/stage_work.h"
 
 namespace po = boost::program_options;

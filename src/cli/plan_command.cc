@@ -25,8 +25,8 @@
 #include "core/fork_pool.h"
 #include "engine/simulator.h"
 #include "goodput/goodput.h"
-#include "report/metrics.h"
 #include "lowering/shortcuts.h"
+#include "report/metrics.h"
 #include "search/plan_search.h"
 
 namespace po = boost::program_options;

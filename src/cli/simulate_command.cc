@@ -16,11 +16,11 @@
 #include "core/input_files.h"
 #include "core/output_file.h"
 #include "engine/simulator.h"
+#include "layout/program.h"
 #include "report/metrics.h"
 #include "report/svg_timeline.h"
 #include "report/trace_writer.h"
 #include "report/writers.h"
-#include "layout/program.h"
 #include "workload/stage_work.h"
 
 namespace po = boost::program_options;

@@ -15,8 +15,8 @@
 #include "config/scenario.h"
 #include "core/errors.h"
 #include "core/output_file.h"
-#include "report/writers.h"
 #include "lowering/shortcuts.h"
+#include "report/writers.h"
 
 namespace po = boost::program_options;
 

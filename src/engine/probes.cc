@@ -7,8 +7,8 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
-#include "lowering/all_to_all.h"
 #include "engine/phase_runner.h"
+#include "lowering/all_to_all.h"
 #include "platform/platform.h"
 
 namespace sg4 = simgrid::s4u;

@@ -4,15 +4,15 @@
 #include <string>
 
 #include "core/errors.h"
+#include "engine/phase_runner.h"
+#include "engine/step_simulation.h"
+#include "layout/rank_map.h"
 #include "lowering/all_to_all.h"
 #include "lowering/collective_lowering.h"
 #include "lowering/fused_passes.h"
 #include "lowering/param_gathers.h"
-#include "engine/phase_runner.h"
-#include "engine/step_simulation.h"
-#include "platform/platform.h"
-#include "layout/rank_map.h"
 #include "lowering/straggler_shortcuts.h"
+#include "platform/platform.h"
 #include "workload/moe_ops.h"
 #include "workload/straggler_work.h"
 

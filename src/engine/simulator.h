@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "config/scenario.h"
-#include "lowering/timeline.h"
 #include "layout/program.h"
 #include "lowering/shortcuts.h"
+#include "lowering/timeline.h"
 #include "workload/stage_work.h"
 
 namespace trident {

@@ -8,11 +8,11 @@
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
+#include "engine/phase_runner.h"
+#include "engine/step_simulation.h"
 #include "lowering/all_to_all.h"
 #include "lowering/flex_dispatch.h"
 #include "lowering/fused_passes.h"
-#include "engine/phase_runner.h"
-#include "engine/step_simulation.h"
 
 namespace trident {
 

@@ -17,14 +17,14 @@
 #include <tuple>
 #include <vector>
 
+#include "engine/phase_runner.h"
+#include "engine/simulator.h"
+#include "layout/expert_ranks.h"
+#include "layout/rank_map.h"
 #include "lowering/collective_lowering.h"
 #include "lowering/fused_passes.h"
 #include "lowering/param_gathers.h"
-#include "engine/phase_runner.h"
-#include "engine/simulator.h"
 #include "platform/platform.h"
-#include "layout/expert_ranks.h"
-#include "layout/rank_map.h"
 #include "workload/expert_routing.h"
 #include "workload/moe_ops.h"
 #include "workload/tp_overlap.h"

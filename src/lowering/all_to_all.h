@@ -15,8 +15,8 @@
 #include <functional>
 #include <vector>
 
-#include "lowering/collective_lowering.h"
 #include "layout/rank_map.h"
+#include "lowering/collective_lowering.h"
 
 namespace trident {
 

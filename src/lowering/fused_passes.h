@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "lowering/timeline.h"
 #include "layout/program.h"
+#include "lowering/timeline.h"
 #include "workload/collective_time.h"
 #include "workload/stage_work.h"
 

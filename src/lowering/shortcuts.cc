@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "core/errors.h"
-#include "lowering/all_to_all_shortcut.h"
 #include "layout/rail_alignment.h"
 #include "layout/rank_map.h"
+#include "lowering/all_to_all_shortcut.h"
 #include "lowering/straggler_shortcuts.h"
 
 namespace trident {

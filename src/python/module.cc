@@ -13,11 +13,11 @@
 #include "core/errors.h"
 #include "core/isolated_run.h"
 #include "engine/simulator.h"
+#include "layout/program.h"
+#include "lowering/shortcuts.h"
 #include "report/metric_table.h"
 #include "report/metrics.h"
 #include "report/writers.h"
-#include "layout/program.h"
-#include "lowering/shortcuts.h"
 #include "workload/stage_work.h"
 
 namespace py = pybind11;

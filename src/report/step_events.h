@@ -12,8 +12,8 @@
 
 #include "config/scenario.h"
 #include "core/collective_op.h"
-#include "lowering/timeline.h"  // the engine's output, plain data
 #include "layout/program.h"
+#include "lowering/timeline.h"  // the engine's output, plain data
 #include "workload/stage_work.h"
 
 namespace trident {

@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "config/scenario.h"
+#include "layout/program.h"
 #include "lowering/timeline.h"
 #include "report/step_events.h"
-#include "layout/program.h"
 #include "workload/stage_work.h"
 
 namespace trident {

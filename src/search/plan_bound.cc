@@ -5,9 +5,9 @@
 #include <map>
 #include <set>
 
-#include "lowering/flex_dispatch.h"
 #include "layout/expert_ranks.h"
 #include "layout/rank_map.h"
+#include "lowering/flex_dispatch.h"
 #include "workload/collective_time.h"
 #include "workload/expert_routing.h"
 #include "workload/moe_ops.h"

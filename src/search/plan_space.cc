@@ -4,8 +4,8 @@
 
 #include "config/checks.h"
 #include "core/errors.h"
-#include "report/plan_label.h"
 #include "lowering/shortcuts.h"
+#include "report/plan_label.h"
 #include "search/plan_dimensions.h"
 
 namespace trident {
