@@ -56,7 +56,7 @@ TEST_CASE("hostile names give valid JSON, trace, SVG and CSV", "[report][utf8][t
     opt.record_intervals = true;
     const Timeline tl = simulate_step(sc, w, programs, opt);
     const Report r = make_report(sc, w, tl, "fast");
-    return format_report(r, ReportFormat::kJson) + sep + format_trace(sc, w, programs, tl) + sep +
+    return format_report(r, ReportFormat::kJson) + sep + format_trace(sc, w, tl) + sep +
            format_svg_timeline(sc, tl) + sep + format_report(r, ReportFormat::kCsv);
   });
   const size_t a = all.find(sep), b = all.find(sep, a + 2), c = all.find(sep, b + 2);

@@ -44,7 +44,7 @@ std::string simulate_trace(const Scenario& sc, Fidelity fidelity) {
     const Workload w = build_workload(sc, programs);
     SimOptions opt;
     opt.fidelity = fidelity;
-    return format_trace(sc, w, programs, simulate_step(sc, w, programs, opt));
+    return format_trace(sc, w, simulate_step(sc, w, programs, opt));
   });
 }
 

@@ -175,3 +175,24 @@ TEST_CASE("trace names sequence-parallel and distributed-optimizer collectives",
   CHECK(names.count("RS dp (wait for buckets)") == 4);  // every actor waits once
   CHECK(names.count("AG dp") == 4);                     // and gathers its updated weights
 }
+
+TEST_CASE("the trace estimate counts the actors the shortcut record simulates", "[trace]") {
+  // Events scale with the simulated actors: replicas_simulated data-parallel replicas (one
+  // stands for the others with one_replica), one actor per TP group in fast mode and per GPU
+  // in full. Small plans stay under the closed-form budget, so the ratios are exact.
+  const Scenario sc = small_scenario(2, 2, 8, 4, ScheduleKind::k1F1B);
+  const std::vector<StageProgram> programs = build_programs(sc.plan);
+  const Shortcuts fast = decide_shortcuts(sc, Fidelity::kFast);
+  const Shortcuts full = decide_shortcuts(sc, Fidelity::kFull);
+  REQUIRE(fast.group_actor.taken);
+  REQUIRE_FALSE(full.group_actor.taken);
+  REQUIRE(fast.one_replica.taken);  // one replica simulated for eight
+  const double f = static_cast<double>(estimate_trace_bytes(sc, programs, fast));
+  const double g = static_cast<double>(estimate_trace_bytes(sc, programs, full));
+  CHECK(g / f == Approx(2.0 * full.replicas_simulated(sc.plan) / fast.replicas_simulated(sc.plan))
+                     .epsilon(1e-12));
+  Shortcuts every = fast;
+  every.one_replica.taken = false;
+  const double e = static_cast<double>(estimate_trace_bytes(sc, programs, every));
+  CHECK(e / f == Approx(8.0 / fast.replicas_simulated(sc.plan)).epsilon(1e-12));
+}

@@ -32,7 +32,7 @@ inline Outputs simulate_outputs(const Scenario& sc, Fidelity fidelity) {
     opt.fidelity = fidelity;
     opt.record_intervals = true;
     const Timeline tl = simulate_step(sc, w, programs, opt);
-    return format_trace(sc, w, programs, tl) + kSeparator + format_svg_timeline(sc, tl);
+    return format_trace(sc, w, tl) + kSeparator + format_svg_timeline(sc, tl);
   });
   const size_t cut = both.find(kSeparator);
   REQUIRE(cut != std::string::npos);

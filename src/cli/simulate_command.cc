@@ -17,6 +17,7 @@
 #include "core/output_file.h"
 #include "engine/simulator.h"
 #include "layout/program.h"
+#include "lowering/shortcuts.h"
 #include "report/metrics.h"
 #include "report/svg_timeline.h"
 #include "report/trace_writer.h"
@@ -157,8 +158,8 @@ int run_simulate_command(const std::vector<std::string>& args) {
   if (!(trace_limit_mib >= 0)) throw po::error("--trace-limit must be 0 (no limit) or more");
   const double trace_limit = trace_limit_mib * (1 << 20);
   if (!trace_path.empty() && trace_limit > 0) {
-    const double estimate =
-        static_cast<double>(estimate_trace_bytes(scenario, programs, fid == Fidelity::kFull));
+    const double estimate = static_cast<double>(
+        estimate_trace_bytes(scenario, programs, decide_shortcuts(scenario, fid)));
     if (estimate > trace_limit) {
       SourceLocation where;
       where.file = "--trace";
@@ -178,7 +179,7 @@ int run_simulate_command(const std::vector<std::string>& args) {
   if (!trace_path.empty()) {
     AtomicOutputFile out(trace_path);
     double written = 0;
-    write_trace(scenario, workload, programs, timeline, [&](const std::string& piece) {
+    write_trace(scenario, workload, timeline, [&](const std::string& piece) {
       written += static_cast<double>(piece.size());
       if (trace_limit > 0 && written > trace_limit) {
         throw std::runtime_error(

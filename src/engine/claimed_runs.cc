@@ -232,6 +232,7 @@ void StepSimulation::finish_deferred(ActorState& a, double end) {
   a.tl->pp_exposed_s += end - d.start;
   if (Interval* iv = record(a, IntervalKind::kPpComm, d.start, end, d.mb, d.chunk)) {
     iv->bytes = w_.stages[a.pp].p2p_bytes;
+    set_peer(iv, d.from, d.gradient);
   }
 }
 

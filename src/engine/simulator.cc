@@ -140,16 +140,20 @@ void StepSimulation::fill_after_segment(ActorState& a, const Segment& seg, bool 
   }
 }
 
-void StepSimulation::recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb,
-                          int chunk, bool defer) {
+void StepSimulation::recv(ActorState& a, StageChunk from, bool gradient,
+                          const sg4::SemaphorePtr& ready, int mb, int chunk, bool defer) {
   const double start = sg4::Engine::get_clock();
   ready->acquire();  // the neighbour has produced this micro-batch
   const double now = sg4::Engine::get_clock();
   a.tl->pp_wait_s += now - start;
-  if (now > start) record(a, IntervalKind::kPpWait, start, mb, chunk);
+  if (now > start) {
+    if (Interval* iv = record(a, IntervalKind::kPpWait, start, mb, chunk)) {
+      set_peer(iv, from, gradient);
+    }
+  }
   // The transfer starts once both sides are ready (rendezvous), one flow per tensor rank.
   const auto [phases, alone] = transfer(a, from.stage);
-  a.deferred = {true, phases, alone, now, mb, chunk};
+  a.deferred = {true, phases, alone, now, mb, chunk, from, gradient};
   if (!defer || !claimed_runs_) settle_deferred(a);
 }
 
@@ -171,12 +175,12 @@ void StepSimulation::actor_main(ActorState& a) {
     };
     switch (in.kind) {
       case InstrKind::kRecvActivation:
-        recv(a, previous_virtual_stage(a.pp, c, p_), act_ready_[channel(a, a.pp, c)], in.microbatch,
-             c, consumed_next(InstrKind::kForward));
+        recv(a, previous_virtual_stage(a.pp, c, p_), false, act_ready_[channel(a, a.pp, c)],
+             in.microbatch, c, consumed_next(InstrKind::kForward));
         break;
       case InstrKind::kRecvGradient:
-        recv(a, next_virtual_stage(a.pp, c, p_), grad_ready_[channel(a, a.pp, c)], in.microbatch, c,
-             consumed_next(InstrKind::kBackward));
+        recv(a, next_virtual_stage(a.pp, c, p_), true, grad_ready_[channel(a, a.pp, c)],
+             in.microbatch, c, consumed_next(InstrKind::kBackward));
         break;
       case InstrKind::kSendActivation: {
         const StageChunk to = next_virtual_stage(a.pp, c, p_);
@@ -343,6 +347,8 @@ Timeline StepSimulation::run() {
           tl.context_rank = cp;
           tl.tensor_rank = full_ ? tp : -1;
           tl.gpus = full_ ? 1 : t_ * (d_ / replicas);
+          tl.gpu_ids = full_ ? std::vector<int>{ranks_.gpu(tp, cp, dp, pp)}
+                             : ranks_.tensor_group(cp, dp, pp);
           ActorState& a = actors_[id];
           a.tl = &tl;
           a.tp = tp;

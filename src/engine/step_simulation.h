@@ -113,6 +113,8 @@ struct ActorState {
     const AloneSchedule* alone = nullptr;
     double start = 0;
     int mb = 0, chunk = 0;
+    StageChunk from;  // the sending virtual stage
+    bool gradient = false;
   } deferred;
   // Pipeline transfers to this actor by sending stage: one phase of a flow per tensor rank.
   std::map<int, std::vector<Phase>> transfers;
@@ -216,8 +218,15 @@ class StepSimulation {
                         int mb, int chunk);
   // `defer`: the pass that consumes the transfer comes next; with claimed runs the transfer's
   // flows may then wait with it (ActorState::deferred).
-  void recv(ActorState& a, StageChunk from, const sg4::SemaphorePtr& ready, int mb, int chunk,
-            bool defer);
+  // `gradient`: what arrives is the activation gradient from `from` (else its activations).
+  void recv(ActorState& a, StageChunk from, bool gradient, const sg4::SemaphorePtr& ready, int mb,
+            int chunk, bool defer);
+  // Records on `iv` (a kPpWait or kPpComm interval) the neighbour it waited for.
+  static void set_peer(Interval* iv, StageChunk from, bool gradient) {
+    iv->peer_stage = static_cast<std::int16_t>(from.stage);
+    iv->peer_chunk = static_cast<std::int16_t>(from.chunk);
+    iv->gradient = gradient;
+  }
   // Runs a deferred transfer on its own (as a claim or flows) and records it.
   void settle_deferred(ActorState& a);
   // Records the deferred transfer as having run [its start, end) and clears it.

@@ -58,15 +58,21 @@ struct Interval {
   // kTpComm, kDpComm: buffer per GPU as launched; kEpComm: mean bytes each GPU sends;
   // kPpComm, kCpComm: bytes per GPU.
   double bytes = 0;
+  // kPpWait, kPpComm: the pipeline neighbour (stage, chunk) waited for or received from, and
+  // whether what arrives is the activation gradient (from the next virtual stage).
+  std::int16_t peer_stage = -1;
+  std::int16_t peer_chunk = -1;
+  bool gradient = false;
 };
 
 struct ActorTimeline {
   int stage = 0;
   int data_rank = 0;
   int context_rank = 0;
-  int tensor_rank = -1;  // -1: the actor stands for its whole TP group
-  int gpus = 1;          // GPUs this actor stands for
-  double compute_s = 0;  // compute-busy time (including compute overlapped with TP comm)
+  int tensor_rank = -1;      // -1: the actor stands for its whole TP group
+  int gpus = 1;              // GPUs this actor stands for
+  std::vector<int> gpu_ids;  // the GPUs it ran: its own, or its TP group's
+  double compute_s = 0;      // compute-busy time (including compute overlapped with TP comm)
   double tp_exposed_s = 0;
   double pp_exposed_s = 0;
   double dp_exposed_s = 0;

@@ -6,14 +6,8 @@
 #include <map>
 #include <tuple>
 
-#include "layout/rank_map.h"
-
 namespace trident {
 namespace {
-
-bool is_recv(InstrKind k) {
-  return k == InstrKind::kRecvActivation || k == InstrKind::kRecvGradient;
-}
 
 StepEvent base_event(const Interval& iv, EventKind kind) {
   StepEvent e;
@@ -25,17 +19,12 @@ StepEvent base_event(const Interval& iv, EventKind kind) {
   return e;
 }
 
-// Fills a transfer (or bubble) event from the recv instruction it belongs to.
-void set_peer(const Instr* in, int stage, int stages, int virtual_stages, StepEvent* e) {
-  if (in == nullptr || in->microbatch != e->microbatch || in->chunk != e->chunk) return;
-  e->gradient = in->kind == InstrKind::kRecvGradient;
-  const bool first = stage == 0 && in->chunk == 0;
-  const bool last = stage == stages - 1 && in->chunk == virtual_stages - 1;
-  if (e->gradient ? last : first) return;  // no such neighbour: leave the peer unknown
-  const StageChunk from = e->gradient ? next_virtual_stage(stage, in->chunk, stages)
-                                      : previous_virtual_stage(stage, in->chunk, stages);
-  e->peer_stage = from.stage;
-  e->peer_chunk = from.chunk;
+// Fills a transfer (or bubble) event with the neighbour the engine recorded on its interval.
+void set_peer(const Interval& iv, StepEvent* e) {
+  e->gradient = iv.gradient;
+  if (iv.peer_stage < 0) return;  // none recorded: leave the peer unknown
+  e->peer_stage = iv.peer_stage;
+  e->peer_chunk = iv.peer_chunk;
 }
 
 }  // namespace
@@ -135,12 +124,9 @@ TpDetail tp_detail(TpTiming t) {
 
 }  // namespace
 
-std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
-                                     const std::vector<StageProgram>& programs,
-                                     const Timeline& tl) {
-  const int p = sc.plan.pipeline;
+std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w, const Timeline& tl) {
+  (void)sc;
   const int v = w.stages.empty() ? 1 : static_cast<int>(w.stages.front().chunks.size());
-  const RankMap ranks(sc.plan, sc.cluster);
   // (stage, data rank, context rank, tensor rank)
   std::map<std::tuple<int, int, int, int>, int> actor_at;
   std::vector<ActorEvents> out(tl.actors.size());
@@ -148,21 +134,12 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
     const ActorTimeline& a = tl.actors[i];
     actor_at[{a.stage, a.data_rank, a.context_rank, a.tensor_rank}] = static_cast<int>(i);
     out[i].actor = static_cast<int>(i);
-    if (a.tensor_rank >= 0) {
-      out[i].gpus = {ranks.gpu(a.tensor_rank, a.context_rank, a.data_rank, a.stage)};
-    } else {
-      out[i].gpus = ranks.tensor_group(a.context_rank, a.data_rank, a.stage);
-    }
+    out[i].gpus = a.gpu_ids;
   }
 
   for (size_t i = 0; i < tl.actors.size(); ++i) {
     const ActorTimeline& a = tl.actors[i];
     const StageWork& st = w.stages[a.stage];
-    std::vector<const Instr*> recvs;
-    for (const Instr& in : programs[a.stage].instrs) {
-      if (is_recv(in.kind)) recvs.push_back(&in);
-    }
-    size_t next_recv = 0;
     std::vector<StepEvent>& events = out[i].events;
     for (const Interval& iv : a.intervals) {
       switch (iv.kind) {
@@ -194,14 +171,13 @@ std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w,
           break;
         case IntervalKind::kPpWait: {
           StepEvent e = base_event(iv, EventKind::kBubble);
-          set_peer(next_recv < recvs.size() ? recvs[next_recv] : nullptr, a.stage, p, v, &e);
+          set_peer(iv, &e);
           events.push_back(e);
           break;
         }
         case IntervalKind::kPpComm: {
           StepEvent e = base_event(iv, EventKind::kRecv);
-          set_peer(next_recv < recvs.size() ? recvs[next_recv] : nullptr, a.stage, p, v, &e);
-          ++next_recv;
+          set_peer(iv, &e);
           e.bytes = iv.bytes;
           events.push_back(e);
           if (e.peer_stage < 0) break;

@@ -1,7 +1,7 @@
 // What each recorded interval of a simulated step is: the engine records what it ran (kind,
 // times, micro-batch, chunk, and for collectives the op, bytes, layer and bucket, closed-form TP
-// collectives where it timed them); joined with the programs the actors ran (for the peer of
-// each transfer) and the stages' layers, each becomes a StepEvent. Formatting only: nothing here
+// collectives where it timed them, each actor's GPUs, each transfer's neighbour); joined with
+// the stages' layers, each becomes a StepEvent. Formatting only: nothing here
 // re-derives a cost or a decision of the engine. Pure; no SimGrid. Shared by the trace writer
 // and its tests.
 #ifndef TRIDENT_REPORT_STEP_EVENTS_H_
@@ -12,7 +12,6 @@
 
 #include "config/scenario.h"
 #include "core/collective_op.h"
-#include "layout/program.h"
 #include "lowering/timeline.h"  // the engine's output, plain data
 #include "workload/stage_work.h"
 
@@ -73,11 +72,10 @@ struct ActorEvents {
   std::vector<StepEvent> events;
 };
 
-// Returns the events of every actor of `timeline`, in actor order. Requires the timeline to
-// come from simulating `programs` (build_programs of the plan) on `workload` with intervals
-// recorded; an interval that does not match its program is still returned, with unknown peer.
+// Returns the events of every actor of `timeline`, in actor order, from what the engine
+// recorded alone (each actor's GPUs, each transfer's and wait's neighbour). Requires the
+// timeline to come from simulating `workload` with intervals recorded.
 std::vector<ActorEvents> step_events(const Scenario& scenario, const Workload& workload,
-                                     const std::vector<StageProgram>& programs,
                                      const Timeline& timeline);
 
 // Returns the event's display name: "F mb3", "B mb3 c1" (chunk shown when the plan has

@@ -170,17 +170,18 @@ std::string gpu_list_name(const std::vector<int>& gpus) {
   return fmt::format("GPUs {}", fmt::join(gpus, ","));
 }
 
-std::string format_trace(const Scenario& sc, const Workload& w,
-                         const std::vector<StageProgram>& programs, const Timeline& tl) {
+std::string format_trace(const Scenario& sc, const Workload& w, const Timeline& tl) {
   std::string out;
-  write_trace(sc, w, programs, tl, [&out](const std::string& piece) { out += piece; });
+  write_trace(sc, w, tl, [&out](const std::string& piece) { out += piece; });
   return out;
 }
 
 std::int64_t estimate_trace_bytes(const Scenario& sc, const std::vector<StageProgram>& programs,
-                                  bool full) {
+                                  const Shortcuts& shortcuts) {
   const PlanSpec& p = sc.plan;
-  const double replicas = static_cast<double>(p.data) * (full ? p.tensor : 1);
+  const bool full = !shortcuts.group_actor.taken;
+  const double replicas =
+      static_cast<double>(shortcuts.replicas_simulated(p)) * p.context * (full ? p.tensor : 1);
   double instrs = 0, passes = 0;
   for (const StageProgram& prog : programs) {
     instrs += static_cast<double>(prog.instrs.size());
@@ -201,11 +202,11 @@ std::int64_t estimate_trace_bytes(const Scenario& sc, const std::vector<StagePro
   return bytes > 9e18 ? static_cast<std::int64_t>(9e18) : static_cast<std::int64_t>(bytes);
 }
 
-void write_trace(const Scenario& sc, const Workload& w, const std::vector<StageProgram>& programs,
-                 const Timeline& tl, const std::function<void(const std::string&)>& sink) {
+void write_trace(const Scenario& sc, const Workload& w, const Timeline& tl,
+                 const std::function<void(const std::string&)>& sink) {
   const PlanSpec& plan = sc.plan;
   const int v = w.stages.empty() ? 1 : static_cast<int>(w.stages.front().chunks.size());
-  const std::vector<ActorEvents> all = step_events(sc, w, programs, tl);
+  const std::vector<ActorEvents> all = step_events(sc, w, tl);
   std::vector<const ActorEvents*> order;
   for (const ActorEvents& ae : all) order.push_back(&ae);
   std::stable_sort(order.begin(), order.end(), [](const ActorEvents* x, const ActorEvents* y) {

@@ -29,24 +29,25 @@
 
 namespace trident {
 
-// Returns the trace of `timeline` (simulated from `programs` on `workload`, with intervals
-// recorded) as one JSON object {"displayTimeUnit", "otherData", "traceEvents"}, ending with a
-// newline.
+// Returns the trace of `timeline` (simulated on `workload`, with intervals recorded) as one
+// JSON object {"displayTimeUnit", "otherData", "traceEvents"}, ending with a newline.
 std::string format_trace(const Scenario& scenario, const Workload& workload,
-                         const std::vector<StageProgram>& programs, const Timeline& timeline);
+                         const Timeline& timeline);
 
 // Writes the same trace as format_trace piece by piece to `sink` (a file, without holding the
 // whole text). Exceptions from `sink` propagate.
-void write_trace(const Scenario& scenario, const Workload& workload,
-                 const std::vector<StageProgram>& programs, const Timeline& timeline,
+void write_trace(const Scenario& scenario, const Workload& workload, const Timeline& timeline,
                  const std::function<void(const std::string&)>& sink);
 
-// Returns an estimate of the trace's size in bytes from the plan alone (before simulating):
-// its passes, transfers and per-layer TP collectives for every simulated actor (`full`: one
-// per GPU, else one per TP group), at 150 bytes an event. Real traces run 1.5-2 times larger
-// (metadata, args); the estimate is meant as a lower bound to refuse hopeless traces early.
+// Returns an estimate of the trace's size in bytes before simulating: the passes, transfers and
+// per-layer TP collectives of `programs` for every actor the shortcut record `shortcuts` says
+// the engine simulates (its replicas_simulated data-parallel replicas, each context rank; one
+// actor per GPU without group_actor, else one per TP group), at 150 bytes an event. Real
+// traces run 1.5-2 times larger (metadata, args); the estimate is meant as a lower bound to
+// refuse hopeless traces early.
 std::int64_t estimate_trace_bytes(const Scenario& scenario,
-                                  const std::vector<StageProgram>& programs, bool full);
+                                  const std::vector<StageProgram>& programs,
+                                  const Shortcuts& shortcuts);
 
 // Returns how a list of GPUs is named in the trace: "GPU 5", "GPUs 8-15", "GPUs 0,8,16,24".
 std::string gpu_list_name(const std::vector<int>& gpus);
