@@ -39,7 +39,7 @@ const char* selective_recompute_name(SelectiveRecompute s);
 
 // Megatron-Core's host time per kernel launch: fitted on the published runs
 // (scripts/fit_end_to_end.py, docs/calibration.md) and stated in configs/stacks/megatron-core.yaml.
-constexpr double kMegatronCoreHostTimePerKernel = 56.5e-6;
+constexpr double kMegatronCoreHostTimePerKernel = 63e-6;
 
 struct StackSpec {
   std::string name = "megatron-core";
