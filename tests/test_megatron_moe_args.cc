@@ -93,3 +93,29 @@ TEST_CASE("MLA, shared experts and a layer pattern from a DeepSeek-style line", 
                              "ncclep"),
              Catch::Contains("--moe-flex-dispatcher-backend ncclep"));
 }
+
+TEST_CASE("the combined 1F1B's arguments: the overlap a setting, the wgrad delay listed",
+          "[megatron]") {
+  // --overlap-moe-expert-parallel-comm with the interleaved schedule Megatron-Core requires at
+  // PP > 1; --delay-wgrad-compute is not modelled and is listed as ignored.
+  const std::string line = std::string(kMixtral) +
+                           " --overlap-moe-expert-parallel-comm --delay-wgrad-compute"
+                           " --num-layers-per-virtual-pipeline-stage 4";
+  const MegatronScenario t = translate_megatron_args(line, "mixtral.sh", "dgx-h100");
+  const Scenario sc = load_scenario_text(t.yaml, "mixtral.sh", {});
+  CHECK(sc.plan.overlap_moe_expert_parallel_comm);
+  CHECK(sc.plan.virtual_stages == 2);
+  bool listed = false;
+  for (const std::string& i : t.ignored) listed = listed || i.find("--delay-wgrad-compute") == 0;
+  CHECK(listed);
+  // Without interleaving at PP 4 the scenario is refused, naming the requirement.
+  const MegatronScenario plain = translate_megatron_args(
+      std::string(kMixtral) + " --overlap-moe-expert-parallel-comm", "m.sh", "dgx-h100");
+  std::string message;
+  try {
+    load_scenario_text(plain.yaml, "m.sh", {});
+  } catch (const ConfigError& e) {
+    message = e.what();
+  }
+  CHECK(message.find("needs the interleaved schedule") != std::string::npos);
+}

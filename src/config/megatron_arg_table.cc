@@ -121,6 +121,10 @@ const std::map<std::string, Arg>& known_args() {
       {"--moe-shared-expert-overlap", {Use::kPlan, true, "moe_shared_expert_overlap"}},
       {"--overlap-moe-expert-parallel-comm",
        {Use::kPlan, true, "overlap_moe_expert_parallel_comm"}},
+      {"--delay-wgrad-compute",
+       {Use::kIgnored, true,
+        "weight-gradient GEMMs deferred to widen the combined 1F1B's overlap: not modelled (each "
+        "backward unit runs its weight gradients before its all-to-all starts)"}},
       {"--moe-expert-rank-capacity-factor", {Use::kPlan, false, "moe_expert_rank_capacity_factor"}},
       {"--moe-paged-stash", {Use::kPlan, true, "moe_paged_stash"}},
       // CUDA graphs: plan.cuda_graph_impl and plan.cuda_graph_scope (megatron_args.cc,
