@@ -17,13 +17,19 @@
 
 namespace trident {
 
+void StepSimulation::await_all_to_all(ActorState& a, CombinedSide& s) {
+  if (s.acquired) return;
+  const double wait = sg4::Engine::get_clock();
+  s.done->acquire();
+  s.acquired = true;
+  a.tl->ep_exposed_s += sg4::Engine::get_clock() - wait;
+}
+
 void StepSimulation::combined_unit(ActorState& a, CombinedSide& s) {
   ActorTimeline& tl = *a.tl;
   if (s.comm != nullptr) {
     // What the other pass's compute did not hide of this all-to-all is exposed.
-    const double wait = sg4::Engine::get_clock();
-    if (!s.acquired) await(s.done);
-    tl.ep_exposed_s += sg4::Engine::get_clock() - wait;
+    await_all_to_all(a, s);
     if (Interval* iv = record(a, IntervalKind::kEpComm, s.comm_start,
                               std::max(s.comm_start, *s.finished), s.mb, s.chunk)) {
       iv->op = s.comm->tp_op;
@@ -45,11 +51,8 @@ void StepSimulation::combined_unit(ActorState& a, CombinedSide& s) {
       // issued first, runs there before it. Nothing else is launched meanwhile.
       CombinedSide* other = a.beside;
       if (s.kind == IntervalKind::kForward && !seg.combine && sc_.plan.moe_dispatch_syncs() &&
-          other != nullptr && other->comm != nullptr && !other->acquired) {
-        const double wait = sg4::Engine::get_clock();
-        other->done->acquire();
-        other->acquired = true;
-        tl.ep_exposed_s += sg4::Engine::get_clock() - wait;
+          other != nullptr && other->comm != nullptr) {
+        await_all_to_all(a, *other);
       }
       s.comm_start = sg4::Engine::get_clock();
       s.acquired = false;

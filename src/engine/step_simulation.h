@@ -204,6 +204,9 @@ class StepSimulation {
   // Waits for the side's all-to-all in flight, then runs its segments up to the next expert
   // all-to-all, which it leaves in flight; closes the pass at its end.
   void combined_unit(ActorState& a, CombinedSide& s);
+  // Waits for the all-to-all `s` left in flight (unless already taken), counting the wait as
+  // exposed EP time of a.
+  void await_all_to_all(ActorState& a, CombinedSide& s);
   // A backward pass's gradients after segment `seg`: adds them to the buckets and launches a
   // bucket that is full, first running `pending` seconds of compute (if given) and zeroing it.
   void fill_after_segment(ActorState& a, const Segment& seg, bool fill_buckets, bool fill_experts,

@@ -126,10 +126,7 @@ std::vector<StageProgram> build_programs(const PlanSpec& plan) {
       const int warmup = std::min(p - 1 - s + (combined ? 1 : 0), m);
       int next_fwd = 0, next_bwd = 0;
       for (; next_fwd < warmup; ++next_fwd) b.forward(next_fwd, 0);
-      while (next_fwd < m) {
-        const int f = next_fwd++;
-        b.pair(f, 0, next_bwd++, 0);
-      }
+      for (; next_fwd < m; ++next_fwd, ++next_bwd) b.pair(next_fwd, 0, next_bwd, 0);
       while (next_bwd < m) b.backward(next_bwd++, 0);
     }
     if (plan.data_context() > 1) prog.instrs.push_back({InstrKind::kDpGradReduce, -1, 0});

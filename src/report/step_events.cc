@@ -124,8 +124,7 @@ TpDetail tp_detail(TpTiming t) {
 
 }  // namespace
 
-std::vector<ActorEvents> step_events(const Scenario& sc, const Workload& w, const Timeline& tl) {
-  (void)sc;
+std::vector<ActorEvents> step_events(const Workload& w, const Timeline& tl) {
   const int v = w.stages.empty() ? 1 : static_cast<int>(w.stages.front().chunks.size());
   // (stage, data rank, context rank, tensor rank)
   std::map<std::tuple<int, int, int, int>, int> actor_at;

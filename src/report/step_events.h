@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "config/scenario.h"
 #include "core/collective_op.h"
 #include "lowering/timeline.h"  // the engine's output, plain data
 #include "workload/stage_work.h"
@@ -75,8 +74,7 @@ struct ActorEvents {
 // Returns the events of every actor of `timeline`, in actor order, from what the engine
 // recorded alone (each actor's GPUs, each transfer's and wait's neighbour). Requires the
 // timeline to come from simulating `workload` with intervals recorded.
-std::vector<ActorEvents> step_events(const Scenario& scenario, const Workload& workload,
-                                     const Timeline& timeline);
+std::vector<ActorEvents> step_events(const Workload& workload, const Timeline& timeline);
 
 // Returns the event's display name: "F mb3", "B mb3 c1" (chunk shown when the plan has
 // virtual stages), "AR tp L12", "recv act ← stage 2", "send grad → stage 1", "AR dp bucket 2",

@@ -206,7 +206,7 @@ void write_trace(const Scenario& sc, const Workload& w, const Timeline& tl,
                  const std::function<void(const std::string&)>& sink) {
   const PlanSpec& plan = sc.plan;
   const int v = w.stages.empty() ? 1 : static_cast<int>(w.stages.front().chunks.size());
-  const std::vector<ActorEvents> all = step_events(sc, w, tl);
+  const std::vector<ActorEvents> all = step_events(w, tl);
   std::vector<const ActorEvents*> order;
   for (const ActorEvents& ae : all) order.push_back(&ae);
   std::stable_sort(order.begin(), order.end(), [](const ActorEvents* x, const ActorEvents* y) {
